@@ -249,7 +249,7 @@ class Board:
 
     def makes_five(self, index: int, color: Color) -> bool:
         """Whether ``color`` playing the empty cell ``index`` wins by the rule's five."""
-        return self.threats[color, index] == Threat.FIVE
+        return bool(self.threats[color, index] == Threat.FIVE)
 
     def empty_cells(self) -> np.ndarray:
         """Indices of all empty cells."""
