@@ -1,0 +1,51 @@
+"""``python -m brain`` / ``pbrain-zero``: the Gomocup brain on stdin and stdout."""
+
+from __future__ import annotations
+
+import time
+
+_PROCESS_STARTED = time.monotonic()
+
+import argparse  # noqa: E402  (the clock above must start before anything else loads)
+import logging  # noqa: E402
+import sys  # noqa: E402
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    from brain.engine import ENGINE_NAMES
+
+    parser = argparse.ArgumentParser(
+        prog="pbrain-zero",
+        description="A Gomocup brain: speaks the Piskvork protocol on stdin/stdout.",
+    )
+    parser.add_argument("--engine", choices=ENGINE_NAMES, default=ENGINE_NAMES[-1],
+                        help="search engine to play with (default: %(default)s)")
+    parser.add_argument("--level", type=int, default=None,
+                        help="strength level of the engine, where it has levels")
+    parser.add_argument("--log-file", default=None,
+                        help="write the log here instead of stderr")
+    parser.add_argument("--verbose", action="store_true", help="log debugging detail")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    handler: logging.Handler = (logging.FileHandler(args.log_file) if args.log_file
+                                else logging.StreamHandler(sys.stderr))
+    handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
+    root = logging.getLogger()
+    root.addHandler(handler)
+    root.setLevel(logging.DEBUG if args.verbose else logging.WARNING)
+
+    from brain.engine import make_engine
+    from brain.loop import Output, main_loop
+    from brain.session import Session
+
+    session = Session(make_engine(args.engine, args.level), Output(sys.stdout),
+                      process_started=_PROCESS_STARTED)
+    main_loop(session)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

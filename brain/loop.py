@@ -1,0 +1,119 @@
+"""The brain's process loop: a reader thread on stdin and the session on the main thread.
+
+The reader timestamps every line as it arrives (the move clock starts then), handles
+``END`` (no more thinking; exit within :data:`END_GRACE_S`), ``YXSTOP``/``STOP`` and ``INFO timeout_turn 0`` (stop the running
+search) immediately, and queues everything else for the session, in order. Bad input is
+answered with ``ERROR``/``UNKNOWN`` and the loop goes on; only ``END`` or end of input
+stops it. Nothing but protocol replies ever reaches stdout: logs go to stderr.
+"""
+
+from __future__ import annotations
+
+import codecs
+import logging
+import os
+import queue
+import sys
+import threading
+import time
+from typing import BinaryIO, TextIO
+
+from brain.session import Session
+from protocol import commands as cmd
+from protocol import replies
+from protocol.errors import ProtocolError, UnknownCommand
+from protocol.syntax import LineSplitter
+
+log = logging.getLogger("brain")
+
+_EOF = object()
+#: Longest time between reading END and the process exiting.
+END_GRACE_S = 0.4
+
+
+class Output:
+    """Writes whole reply lines to stdout, flushed, one writer at a time."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+        self._lock = threading.Lock()
+
+    def __call__(self, line: str) -> None:
+        with self._lock:
+            self._stream.write(line + "\n")
+            self._stream.flush()
+
+
+class BrainLoop:
+    """Runs a :class:`Session` on a byte stream of commands until END or end of input."""
+
+    def __init__(self, session: Session, source: BinaryIO) -> None:
+        self.session = session
+        self._source = source
+        self._queue: queue.Queue[object] = queue.Queue()
+        self._reader = cmd.CommandReader()
+
+    def run(self) -> None:
+        threading.Thread(target=self._read, name="stdin-reader", daemon=True).start()
+        while True:
+            item = self._queue.get()
+            if item is _EOF:
+                return
+            command, received_at = item  # type: ignore[misc]
+            if isinstance(command, cmd.End):
+                return
+            if isinstance(command, str):
+                self.session.write(command)  # an ERROR/UNKNOWN for bad input, in order
+                continue
+            self.session.handle(command, received_at)
+
+    def _read(self) -> None:
+        splitter = LineSplitter()
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        fd = self._source.fileno()
+        while True:
+            try:
+                chunk = os.read(fd, 65536)
+            except OSError:
+                chunk = b""
+            if chunk:
+                lines = splitter.feed(decoder.decode(chunk))
+            else:
+                lines = splitter.feed(decoder.decode(b"", final=True)) + splitter.flush()
+            for line in lines:
+                self._on_line(line, time.monotonic())
+            if not chunk:
+                self._queue.put(_EOF)
+                return
+
+    def _on_line(self, line: str, received_at: float) -> None:
+        try:
+            command = self._reader.feed(line)
+        except UnknownCommand as exc:
+            self._queue.put((replies.unknown(exc.reason), received_at))
+            return
+        except ProtocolError as exc:
+            self._queue.put((replies.error(exc.reason), received_at))
+            return
+        if command is None:
+            return
+        if isinstance(command, cmd.End):
+            # Finish what came before END at once (no more thinking), then exit; if that
+            # takes too long, exit anyway: managers kill the process 0.5 s after END.
+            self.session.ending = True
+            self.session.search.stop.set()
+            timer = threading.Timer(END_GRACE_S, os._exit, args=(0,))
+            timer.daemon = True
+            timer.start()
+        if isinstance(command, cmd.YxStop):
+            self.session.search.stop.set()
+            return
+        if isinstance(command, cmd.Info) and command.key == "timeout_turn" \
+                and command.value.strip() == "0":
+            self.session.search.stop.set()
+        self._queue.put((command, received_at))
+
+
+def main_loop(session: Session, source: BinaryIO | None = None) -> None:
+    """Run the brain on stdin until END or end of input."""
+    BrainLoop(session, source or sys.stdin.buffer).run()

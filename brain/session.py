@@ -1,0 +1,336 @@
+"""One brain's game state and its answers to manager commands.
+
+:class:`Session` turns parsed commands into reply lines. It owns the board, the rule, the
+time settings and the engine, and runs each search in a worker thread watched by a hard
+deadline, so a reply is written in time even if the engine overruns. Threads that read
+stdin live in :mod:`brain.loop`; this module only needs an output function.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from brain import __version__
+from brain.board import MAX_SIZE, MIN_SIZE, Board, Color, IllegalMoveError
+from brain.engine import Engine
+from brain.heuristic import choose_move as quick_move
+from brain.rules import Rule, UnsupportedRuleError
+from brain.timecontrol import MoveBudget, TimeSettings, plan_move
+from protocol import commands as cmd
+from protocol import replies
+
+log = logging.getLogger("brain")
+
+#: Extra seconds counted against the first move for interpreter start-up before our clock.
+INTERPRETER_STARTUP_S = 0.15
+
+
+class CommandRefused(Exception):
+    """A known command that cannot be carried out; the reason goes into ``ERROR``."""
+
+
+@dataclass
+class SearchState:
+    """What the reader thread may touch while a search runs."""
+
+    stop: threading.Event = field(default_factory=threading.Event)
+    running: bool = False
+
+
+class Session:
+    """Answers manager commands for one brain process.
+
+    ``write`` receives each reply line without a terminator. ``process_started`` is the
+    ``time.monotonic()`` of process start: the first move's budget is charged for the
+    time since then, because managers count start-up inside the first move's window.
+    """
+
+    def __init__(self, engine: Engine, write: Callable[[str], None],
+                 process_started: float | None = None, author: str = "pbrain-zero team",
+                 country: str = "Czech Republic") -> None:
+        self.engine = engine
+        self.write = write
+        self.rule = Rule.FREESTYLE
+        self.settings = TimeSettings()
+        self.board: Board | None = None
+        self.folder: str | None = None
+        self.search = SearchState()
+        #: Set by the reader when END arrives: answer what is queued without thinking.
+        self.ending = False
+        self._started = time.monotonic() if process_started is None else process_started
+        self._first_move = True
+        self._pending_error: str | None = None
+        self._worker: threading.Thread | None = None
+        self._about = {"name": engine.name, "version": __version__, "author": author,
+                       "country": country}
+
+    # -- dispatch ----------------------------------------------------------------------
+
+    def handle(self, command: cmd.Command, received_at: float) -> None:
+        """Carry out one command; anything it cannot do is answered with ``ERROR``."""
+        try:
+            self._dispatch(command, received_at)
+        except CommandRefused as refused:
+            self.write(replies.error(str(refused)))
+        except Exception as exc:  # the loop must survive any bug
+            log.exception("internal error while handling %r", command)
+            self.write(replies.error(f"internal error: {type(exc).__name__}: {exc}"))
+
+    def _dispatch(self, command: cmd.Command, received_at: float) -> None:
+        match command:
+            case cmd.About():
+                self.write(replies.format_about(self._about))
+            case cmd.Start(size):
+                self._start(size, size)
+            case cmd.RectStart(width, height):
+                self._start(width, height)
+            case cmd.Restart():
+                self._require_board().clear()
+                self.engine.new_game()
+                self.write(replies.OK)
+            case cmd.Info(key, value):
+                self._info(key, value, command)
+            case cmd.Begin():
+                board = self._ready_to_move()
+                if board.history:
+                    raise CommandRefused("BEGIN needs an empty board; send RESTART first")
+                self._reply_move(received_at)
+            case cmd.Turn(x, y):
+                board = self._ready_to_move()
+                board.place(self._cell(x, y), board.to_move)
+                self._reply_move(received_at)
+            case cmd.Board(stones):
+                self._ready_to_move()
+                self._set_position(stones)
+                self._reply_move(received_at)
+            case cmd.Takeback(x, y):
+                self._takeback(x, y)
+                self.write(replies.OK)
+            case cmd.Play(x, y):
+                board = self._require_board()
+                board.place(self._cell(x, y), board.to_move)
+                self.write(replies.format_move(x, y))
+            case cmd.Swap2Board(stones):
+                self._swap2(stones, received_at)
+            case cmd.YxStop():
+                pass  # nothing is running: the move was already written
+            case cmd.End():
+                raise SystemExit(0)
+
+    # -- set-up ------------------------------------------------------------------------
+
+    def _start(self, width: int, height: int) -> None:
+        for value in (width, height):
+            if not MIN_SIZE <= value <= MAX_SIZE:
+                shape = f"{width}x{height}" if width != height else str(width)
+                raise CommandRefused(
+                    f"unsupported board size {shape}: this brain plays {MIN_SIZE} to {MAX_SIZE}"
+                )
+        # Answer first: building the board's tables may take a few hundred ms.
+        self.write(replies.OK)
+        self.board = Board(width, height, self.rule)
+        self.engine.new_game()
+
+    def _require_board(self) -> Board:
+        if self.board is None:
+            raise CommandRefused("no board yet: send START first")
+        return self.board
+
+    def _cell(self, x: int, y: int) -> int:
+        board = self._require_board()
+        try:
+            cell = board.index(x, y)
+        except IllegalMoveError as exc:
+            raise CommandRefused(str(exc)) from None
+        if not board.is_empty(cell):
+            raise CommandRefused(f"{x},{y} is already occupied")
+        return cell
+
+    def _info(self, key: str, value: str, command: cmd.Info) -> None:
+        # INFO is never answered: a problem is reported at the next move request.
+        try:
+            if key in ("timeout_turn", "timeout_match", "time_left", "max_memory"):
+                setattr(self.settings, key, command.as_int())
+            elif key == "rule":
+                self._set_rule(command.as_int())
+            elif key == "folder":
+                self.folder = value
+        except Exception as exc:
+            self._pending_error = str(exc)
+            log.warning("INFO %s %s: %s", key, value, exc)
+
+    def _set_rule(self, value: int) -> None:
+        try:
+            rule = Rule.from_gomocup(value)
+        except UnsupportedRuleError as exc:
+            self._pending_error = str(exc)
+            return
+        self._pending_error = None
+        if rule is self.rule:
+            return
+        self.rule = rule
+        if self.board is not None:
+            old = self.board
+            self.board = Board(old.width, old.height, rule)
+            for cell, color in old.history:
+                self.board.place(cell, color)
+            self.board.to_move = old.to_move
+
+    def _set_position(self, stones: tuple[cmd.Stone, ...]) -> None:
+        board = self._require_board()
+        own = [s for s in stones if s.field == cmd.Field.OWN]
+        theirs = [s for s in stones if s.field == cmd.Field.OPPONENT]
+        # Whoever is to move owns field 1. Equal counts: we are black; one fewer: white.
+        # Any other count (stones not alternating) falls back to the list order: the
+        # first stone is black, as real managers send stones in move order.
+        if len(own) == len(theirs):
+            me = Color.BLACK
+        elif len(theirs) == len(own) + 1:
+            me = Color.WHITE
+        else:
+            first = next((s for s in stones if s.field != cmd.Field.CONTINUOUS), None)
+            me = Color.BLACK if first is None or first.field == cmd.Field.OWN else Color.WHITE
+        fresh = Board(board.width, board.height, self.rule)
+        for stone in stones:
+            if stone.field == cmd.Field.CONTINUOUS:
+                continue  # continuous-game marker: not a stone of either side
+            try:
+                cell = fresh.index(stone.x, stone.y)
+                fresh.place(cell, me if stone.field == cmd.Field.OWN else me.opponent)
+            except IllegalMoveError as exc:
+                raise CommandRefused(f"bad BOARD: {exc}") from None
+        fresh.to_move = me
+        self.board = fresh
+
+    def _takeback(self, x: int, y: int) -> None:
+        board = self._require_board()
+        try:
+            cell = board.index(x, y)
+        except IllegalMoveError as exc:
+            raise CommandRefused(str(exc)) from None
+        if board.is_empty(cell):
+            raise CommandRefused(f"cannot take back {x},{y}: the square is empty")
+        if board.last_move == cell:
+            board.undo()
+            return
+        # Not the last stone: rebuild the position without it.
+        remaining = [(c, col) for c, col in board.history if c != cell]
+        removed_color = next(col for c, col in board.history if c == cell)
+        board.clear()
+        for c, col in remaining:
+            board.place(c, col)
+        board.to_move = removed_color
+
+    # -- thinking ----------------------------------------------------------------------
+
+    def budget(self, received_at: float) -> MoveBudget:
+        board = self._require_board()
+        debt = 0.0
+        if self._first_move:
+            debt = max(0.0, received_at - self._started) + INTERPRETER_STARTUP_S
+            # Only the part before the command arrived can be charged to this move.
+            debt = min(debt, 3.0)
+        return plan_move(self.settings, received_at, board.move_count, debt)
+
+    def think(self, received_at: float) -> int:
+        """Choose a move for the side to move within the budget; never raises."""
+        board = self._require_board()
+        budget = self.budget(received_at)
+        self._first_move = False
+        fallback = quick_move(board)
+        if budget.instant or self.ending:
+            return fallback
+        result: list[int] = []
+        stop = threading.Event()
+        self.search = SearchState(stop=stop, running=True)
+
+        def run() -> None:
+            try:
+                result.append(self.engine.choose_move(board.copy(), budget.soft, stop))
+            except Exception:
+                log.exception("engine %s failed; playing the fallback move", self.engine.name)
+
+        if self._worker is not None and self._worker.is_alive():
+            self._worker.join(timeout=0.2)
+        worker = threading.Thread(target=run, name="search", daemon=True)
+        self._worker = worker
+        worker.start()
+        worker.join(timeout=max(0.0, budget.hard - time.monotonic()))
+        stop.set()
+        self.search.running = False
+        if worker.is_alive() or not result:
+            if worker.is_alive():
+                log.warning("engine %s overran its budget; playing the fallback move",
+                            self.engine.name)
+            return fallback
+        move = result[0]
+        if not (0 <= move < board.size and board.is_empty(move)) or (
+            board.to_move is Color.BLACK and board.is_forbidden(move)
+            and not board.is_forbidden(fallback)
+        ):
+            log.error("engine %s chose an illegal move %r; playing the fallback move",
+                      self.engine.name, move)
+            return fallback
+        return move
+
+    def _ready_to_move(self) -> Board:
+        """The board, once any problem INFO left for the next move request is reported."""
+        if self._pending_error is not None:
+            error, self._pending_error = self._pending_error, None
+            raise CommandRefused(error)
+        return self._require_board()
+
+    def _reply_move(self, received_at: float) -> None:
+        board = self._require_board()
+        if board.is_full():
+            raise CommandRefused("the board is full: there is no move to play")
+        move = self.think(received_at)
+        board.play(move)
+        summary = self.engine.summary()
+        if summary:
+            self.write(replies.message(summary))
+        self.write(replies.format_move(*board.xy(move)))
+
+    def _swap2(self, stones: tuple[cmd.Point, ...], received_at: float) -> None:
+        """Swap2 opening: place three stones, or choose a colour, or add stones."""
+        board = self._require_board()
+        if board.width < 7 or board.height < 7:
+            raise CommandRefused("SWAP2BOARD needs a board of at least 7x7")
+        fresh = Board(board.width, board.height, self.rule)
+        try:
+            for stone in stones:
+                fresh.play(fresh.index(stone.x, stone.y))
+        except IllegalMoveError as exc:
+            raise CommandRefused(f"bad SWAP2BOARD: {exc}") from None
+        self.board = fresh
+        cx, cy = fresh.width // 2, fresh.height // 2
+        if not stones:
+            # A quiet three-stone opening close to balance: centre, diagonal, knight's move.
+            opening = [(cx, cy), (cx + 1, cy + 1), (cx + 2, cy - 1)]
+            for x, y in opening:
+                fresh.play(fresh.index(x, y))
+            self.write(replies.format_moves(opening))
+            return
+        # With 3 stones we stay white and play move 4; with 5 (the opponent added two
+        # stones) we take black when black's threats outweigh white's.
+        if len(stones) == 5 and _black_is_ahead(fresh):
+            self.write(replies.SWAP)
+            return
+        move = self.think(received_at)
+        fresh.play(move)
+        self.write(replies.format_move(*fresh.xy(move)))
+
+
+def _black_is_ahead(board: Board) -> bool:
+    """A static Swap2 judgement: does black hold the stronger threats?"""
+    from brain.heuristic import ATTACK_VALUE
+
+    empty = board.empty_cells()
+    black = ATTACK_VALUE[board.threats[Color.BLACK][empty]].sum()
+    white = ATTACK_VALUE[board.threats[Color.WHITE][empty]].sum()
+    return bool(black >= white)
+

@@ -1,0 +1,139 @@
+"""Rule-aware threat queries shared by the threat-space solver and the alpha-beta search.
+
+Every function reads the board's incremental threat tables (:attr:`Board.threats`,
+:attr:`Board.patterns`) and applies renju's restriction on black: a cell black may not
+play (:func:`brain.forbidden.forbidden_kind`) is never offered as a black attack or
+defence. A five is never forbidden, so five cells need no check. Cell lists come back
+as Python ``int`` lists, strongest threat first, ties by cell index, so that callers
+iterate them cheaply and deterministically.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from brain.board import DIRECTIONS, Board, Color
+from brain.forbidden import forbidden_kind
+from brain.patterns import HALF, Pattern, Threat
+
+#: Threats that may hide a renju foul for black (4-4, 3-3, or a four beside two threes).
+_FOUL_PRONE = (Threat.FLEX3_2X, Threat.BLOCK4_FLEX3, Threat.FLEX4)
+
+
+def empty_mask(board: Board) -> np.ndarray:
+    """Boolean (size,) mask of the empty cells."""
+    return np.frombuffer(board.cells, dtype=np.uint8) == 0
+
+
+def is_legal(board: Board, color: Color, index: int) -> bool:
+    """Whether ``color`` may play the empty cell ``index`` without a renju foul."""
+    return color is Color.WHITE or forbidden_kind(board, index) is None
+
+
+def legal_mask(board: Board, color: Color, cells: np.ndarray) -> np.ndarray:
+    """Which of the empty ``cells`` ``color`` may play (all, unless renju black).
+
+    Only cells whose threat could hide a foul, or that make an overline in some line,
+    are handed to the (slower) recursive foul check.
+    """
+    ok = np.ones(len(cells), dtype=bool)
+    if color is Color.WHITE or not board.rule.has_forbidden_moves or len(cells) == 0:
+        return ok
+    lines = board.patterns[Color.BLACK].reshape(4, board.size)[:, cells]
+    suspect = np.isin(board.threats[Color.BLACK, cells], _FOUL_PRONE)
+    suspect |= (lines == Pattern.OVERLINE).any(axis=0)
+    for k in np.flatnonzero(suspect).tolist():
+        ok[k] = forbidden_kind(board, int(cells[k])) is None
+    return ok
+
+
+def cells_with(board: Board, color: Color, low: Threat, high: Threat = Threat.FIVE,
+               legal: bool = True) -> list[int]:
+    """Empty cells where ``color`` makes a threat in ``low..high``, strongest first.
+
+    With ``legal`` (the default) renju fouls of black are left out.
+    """
+    threats = board.threats[color]
+    cells = np.flatnonzero((threats >= low) & (threats <= high) & empty_mask(board))
+    if len(cells) > 1:
+        cells = cells[np.argsort(-threats[cells].astype(np.int16), kind="stable")]
+    if legal:
+        cells = cells[legal_mask(board, color, cells)]
+    return cells.tolist()
+
+
+def five_cells(board: Board, color: Color) -> list[int]:
+    """Empty cells where ``color`` makes a winning five (never a foul)."""
+    return board.winning_cells(color).tolist()
+
+
+def four_cells(board: Board, color: Color) -> list[int]:
+    """Legal cells where ``color`` makes a four (but no five), strongest first."""
+    return cells_with(board, color, Threat.BLOCK4, Threat.FLEX4)
+
+
+def three_cells(board: Board, color: Color) -> list[int]:
+    """Legal cells where ``color`` makes an open three (and no four), strongest first."""
+    return cells_with(board, color, Threat.FLEX3, Threat.FLEX3_2X)
+
+
+def open_four_points(board: Board, color: Color) -> list[int]:
+    """Legal cells where ``color`` would make two five-threats at once (a straight four
+    or a double four): while any exist, ``color`` has a live three (or better)."""
+    return cells_with(board, color, Threat.FLEX4, Threat.FLEX4)
+
+
+def makes_straight_four(board: Board, color: Color, index: int) -> bool:
+    """Whether ``color`` on the empty ``index`` makes an open four in one line."""
+    size = board.size
+    return any(board.patterns[color, d * size + index] == Pattern.FLEX4 for d in range(4))
+
+
+def line_cells(board: Board, index: int, direction: int, reach: int = HALF) -> list[int]:
+    """Empty cells within ``reach`` of ``index`` along ``direction`` (both ways)."""
+    dx, dy = DIRECTIONS[direction]
+    x, y = board.xy(index)
+    width, height = board.width, board.height
+    out: list[int] = []
+    for step in (-1, 1):
+        for k in range(1, reach + 1):
+            cx, cy = x + step * k * dx, y + step * k * dy
+            if not (0 <= cx < width and 0 <= cy < height):
+                break
+            cell = cy * width + cx
+            if board.cells[cell] == 0:
+                out.append(cell)
+    return out
+
+
+def three_defences(board: Board, attacker: Color, points: list[int]) -> list[int]:
+    """The real defences against ``attacker``'s open-four ``points``.
+
+    ``points`` are the attacker's current :func:`open_four_points` (its live threes).
+    A defence is an empty cell, legal for the defender, after which the attacker has no
+    open-four point left. Candidates are the points themselves and the empty cells on
+    their threat lines within five (an overline or caro end point may lie five away);
+    each is verified by playing it. The defender's own fours, which also answer a three
+    by forcing, are not included: callers add :func:`four_cells` of the defender.
+    """
+    defender = attacker.opponent
+    size = board.size
+    candidates: set[int] = set(points)
+    for point in points:
+        for d in range(4):
+            if board.patterns[attacker, d * size + point] >= Pattern.BLOCK4:
+                candidates.update(line_cells(board, point, d))
+    to_move = board.to_move
+    defences: list[int] = []
+    for cell in sorted(candidates):
+        if not is_legal(board, defender, cell):
+            continue
+        board.place(cell, defender)
+        still = bool(np.any((board.threats[attacker] == Threat.FLEX4) & empty_mask(board)))
+        if still and attacker is Color.BLACK and board.rule.has_forbidden_moves:
+            still = bool(open_four_points(board, attacker))
+        board.undo()
+        if not still:
+            defences.append(cell)
+    board.to_move = to_move
+    return defences

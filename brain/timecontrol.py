@@ -1,0 +1,83 @@
+"""Turn budgets from the manager's INFO time settings.
+
+Every budget is measured from the moment the command was read (GomocupJudge suspends the
+brain between moves, so no earlier clock is meaningful). The brain keeps a safety margin
+for Python, garbage collection and pipe latency, so the manager never sees a late move.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+#: ``INFO time_left`` value meaning "no game clock".
+UNLIMITED = 2147483647
+#: Budget when the manager asks for moves "as fast as possible" (timeout_turn 0).
+INSTANT_S = 0.05
+
+
+@dataclass
+class TimeSettings:
+    """The manager's time and memory limits, in milliseconds and bytes, as sent by INFO."""
+
+    #: Per-move limit; 0 means "play as fast as possible".
+    timeout_turn: int = 5000
+    #: Per-game limit; 0 means none.
+    timeout_match: int = 0
+    #: Game time left before this move; may be negative; UNLIMITED means none.
+    time_left: int = UNLIMITED
+    #: Memory limit for the brain and its children; 0 means none.
+    max_memory: int = 0
+
+    @property
+    def has_game_clock(self) -> bool:
+        return self.time_left != UNLIMITED and not (
+            self.timeout_match == 0 and self.time_left >= UNLIMITED
+        )
+
+
+@dataclass(frozen=True)
+class MoveBudget:
+    """When to stop thinking: ``soft`` is the engine's target, ``hard`` the last moment
+    the move may be written (both ``time.monotonic()`` seconds)."""
+
+    soft: float
+    hard: float
+
+    @property
+    def instant(self) -> bool:
+        """Whether there is no time to search beyond a one-ply choice."""
+        return self.hard - time.monotonic() < INSTANT_S * 2
+
+
+def safety_margin_ms(limit_ms: float) -> float:
+    """Time kept back from a limit for interpreter and pipe jitter."""
+    return min(max(150.0, 0.08 * limit_ms), 1000.0)
+
+
+def plan_move(settings: TimeSettings, received_at: float, moves_played: int,
+              startup_debt: float = 0.0) -> MoveBudget:
+    """The budget for one move.
+
+    ``moves_played`` is the number of stones on the board and sets how much of the game
+    clock one move may take. ``startup_debt`` (seconds) is time the manager may already
+    have charged to this move, e.g. interpreter start-up before the first move.
+    """
+    if settings.timeout_turn == 0:
+        return MoveBudget(received_at + INSTANT_S, received_at + INSTANT_S)
+    limit_ms = float(settings.timeout_turn) if settings.timeout_turn > 0 else float("inf")
+    share_ms = limit_ms
+    if settings.time_left != UNLIMITED:
+        left = float(settings.time_left)
+        limit_ms = min(limit_ms, max(left, 0.0))
+        # Expect a good number of further moves; spend a fraction of the clock on this one.
+        moves_to_go = max(12, 30 - moves_played // 4)
+        share_ms = min(share_ms, left / moves_to_go)
+    if limit_ms == float("inf"):
+        # No limit at all: think for a fixed, generous time rather than forever.
+        limit_ms = share_ms = 30000.0
+    usable_ms = limit_ms - safety_margin_ms(limit_ms) - startup_debt * 1000.0
+    if usable_ms <= INSTANT_S * 1000:
+        return MoveBudget(received_at + INSTANT_S, received_at + INSTANT_S)
+    soft_ms = min(max(share_ms, 0.0), usable_ms * 0.9)
+    return MoveBudget(received_at + soft_ms / 1000.0, received_at + usable_ms / 1000.0)
