@@ -1,10 +1,11 @@
 """The brain's process loop: a reader thread on stdin and the session on the main thread.
 
-The reader timestamps every line as it arrives (the move clock starts then), handles
-``END`` (no more thinking; exit within :data:`END_GRACE_S`), ``YXSTOP``/``STOP`` and ``INFO timeout_turn 0`` (stop the running
-search) immediately, and queues everything else for the session, in order. Bad input is
-answered with ``ERROR``/``UNKNOWN`` and the loop goes on; only ``END`` or end of input
-stops it. Nothing but protocol replies ever reaches stdout: logs go to stderr.
+The reader timestamps every line as it arrives (the move clock starts then) and handles at
+once ``END`` (no more thinking; exit within :data:`END_GRACE_S`), ``YXSTOP``/``STOP`` and
+``INFO timeout_turn 0`` (both stop the running search). Everything else, bad input's
+``ERROR``/``UNKNOWN`` answers included, is queued for the session in order. Only ``END``
+or end of input stops the loop. Nothing but protocol replies reaches stdout: logs go to
+stderr.
 """
 
 from __future__ import annotations
