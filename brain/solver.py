@@ -32,13 +32,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from brain.board import Board, Color
+from brain.board import Board
 from brain.patterns import Threat
 from brain.tactics import (
+    cells_with,
     empty_mask,
     five_cells,
     four_cells,
     is_legal,
+    line_cells,
     makes_straight_four,
     open_four_points,
     three_cells,
@@ -49,6 +51,8 @@ from brain.tactics import (
 CLOCK_INTERVAL = 256
 #: Failure proven for every depth: the search below it met no limit.
 _EXHAUSTIVE = 1 << 30
+#: The search mode of a VCF (a VCT's mode is its threat depth, 0 or more).
+_VCF = -1
 
 
 class Status(enum.Enum):
@@ -99,14 +103,14 @@ class ThreatSolver:
     """A VCF/VCT searcher whose transposition table lives across calls.
 
     Reuse one instance for positions of one game (same board size and rule): entries are
-    keyed by the position's hash, the attacker, the kind of search and the threes left.
-    ``max_entries`` bounds the table; it is cleared when full.
+    keyed by the position's hash, the attacker and the kind of search. ``max_entries``
+    bounds the table; it is cleared when full.
     """
 
     def __init__(self, max_entries: int = 400_000) -> None:
         self.max_entries = max_entries
-        self._wins: dict[tuple[int, int, bool, int], tuple[int, tuple[int, ...]]] = {}
-        self._fails: dict[tuple[int, int, bool, int], int] = {}
+        self._wins: dict[tuple[int, int, int], tuple[int, tuple[int, ...]]] = {}
+        self._fails: dict[tuple[int, int, int], int] = {}
 
     def clear(self) -> None:
         """Forget every stored result."""
@@ -121,32 +125,36 @@ class ThreatSolver:
         :func:`time.monotonic` time and ``max_nodes`` a node budget; when either runs out
         the result is :attr:`Status.UNKNOWN`. The board is left as it was.
         """
-        return self._solve(board, False, max_attacks, 0, deadline, max_nodes)
+        return self._solve(board, _VCF, max_attacks, deadline, max_nodes)
 
-    def vct(self, board: Board, max_attacks: int | None = None,
-            max_threes: int | None = None, deadline: float | None = None,
-            max_nodes: int | None = None) -> SolveResult:
-        """Search a win by continuous fours and threes for ``board.to_move``.
+    def vct(self, board: Board, max_attacks: int | None = None, threat_depth: int = 0,
+            deadline: float | None = None, max_nodes: int | None = None) -> SolveResult:
+        """Search a win by continuous threats for ``board.to_move``.
 
-        As :meth:`vcf`, and ``max_threes`` bounds how many attacker moves may be threes
-        rather than fours (None: no bound).
+        As :meth:`vcf`, and besides fours the attacker may play *threats*: moves after
+        which it would win by a VCF of at most ``threat_depth`` attacker moves if it
+        moved again. With the default 0 those are the open threes (and three-threes);
+        1 adds moves that threaten a four-three or a double four, and so on. Against a
+        deeper threat the defender may play any cell on the lines of the threatened VCF
+        or a four of its own, each kept only if it leaves no such VCF.
         """
-        threes = _EXHAUSTIVE if max_threes is None else max_threes
-        return self._solve(board, True, max_attacks, threes, deadline, max_nodes)
+        if threat_depth < 0:
+            raise ValueError(f"threat_depth must be 0 or more, not {threat_depth}")
+        return self._solve(board, threat_depth, max_attacks, deadline, max_nodes)
 
-    def _solve(self, board: Board, vct: bool, max_attacks: int | None, threes: int,
+    def _solve(self, board: Board, mode: int, max_attacks: int | None,
                deadline: float | None, max_nodes: int | None) -> SolveResult:
         if len(self._wins) + len(self._fails) > self.max_entries:
             self.clear()
         start = time.monotonic()
         limit = max_attacks if max_attacks is not None else board.size
-        search = _Search(self, board, vct, deadline, max_nodes)
+        search = _Search(self, board, deadline, max_nodes)
         history, to_move = len(board.history), board.to_move
         status, line, depth = Status.NO_WIN, (), 0
         try:
             for attacks in range(1, limit + 1):
                 search.limited = False
-                found = search.attack(attacks, threes)
+                found = search.attack(attacks, mode)
                 if found is not None:
                     status, line, depth = Status.WIN, found, attacks
                     break
@@ -163,14 +171,16 @@ class ThreatSolver:
 
 
 class _Search:
-    """One solve: the recursive attacker and defender nodes over a shared table."""
+    """One solve: the recursive attacker and defender nodes over a shared table.
 
-    def __init__(self, solver: ThreatSolver, board: Board, vct: bool,
-                 deadline: float | None, max_nodes: int | None) -> None:
+    ``mode`` is :data:`_VCF` for a VCF, else the VCT threat depth.
+    """
+
+    def __init__(self, solver: ThreatSolver, board: Board, deadline: float | None,
+                 max_nodes: int | None) -> None:
         self.board = board
         self.attacker = board.to_move
         self.defender = board.to_move.opponent
-        self.vct = vct
         self.deadline = deadline
         self.max_nodes = max_nodes
         self.nodes = 0
@@ -187,24 +197,24 @@ class _Search:
                 and time.monotonic() > self.deadline):
             raise _OutOfBudget
 
-    def attack(self, remaining: int, threes: int) -> tuple[int, ...] | None:
+    def attack(self, remaining: int, mode: int) -> tuple[int, ...] | None:
         """The attacker to move: a winning line from here, or None."""
         self._visit()
-        board, attacker, defender = self.board, self.attacker, self.defender
+        board, attacker = self.board, self.attacker
         own = five_cells(board, attacker)
         if own:
             return (own[0],)
-        key = (board.hash, int(attacker), self.vct, threes)
+        key = (board.hash, int(attacker), mode)
         win = self.wins.get(key)
         if win is not None and win[0] <= remaining:
             return win[1]
-        if self.fails.get(key, -1) >= remaining:
-            if self.fails[key] != _EXHAUSTIVE:
-                self.limited = True
+        failed = self.fails.get(key, -1)
+        if failed >= remaining:
+            self.limited = self.limited or failed != _EXHAUSTIVE
             return None
 
         outer, self.limited = self.limited, False
-        line = self._attack_moves(remaining, threes)
+        line = self._attack_moves(remaining, mode)
         if line is not None:
             self.wins[key] = (remaining, line)
         else:
@@ -212,7 +222,7 @@ class _Search:
         self.limited = self.limited or outer
         return line
 
-    def _attack_moves(self, remaining: int, threes: int) -> tuple[int, ...] | None:
+    def _attack_moves(self, remaining: int, mode: int) -> tuple[int, ...] | None:
         board, attacker, defender = self.board, self.attacker, self.defender
         threats = five_cells(board, defender)
         if len(threats) > 1:
@@ -220,45 +230,41 @@ class _Search:
         if threats:
             if not is_legal(board, attacker, threats[0]):
                 return None
-            moves, three_moves = threats, []
+            moves = threats
         else:
-            finisher = self._straight_four(attacker, defender)
+            finisher = self._straight_four()
             if finisher is not None:
                 return (finisher,)
             moves = four_cells(board, attacker)
-            three_moves = three_cells(board, attacker) if self.vct else []
-            if three_moves and threes == 0:
-                self.limited = True
-                three_moves = []
+            if mode != _VCF:
+                moves += self._threat_moves(mode)
         if remaining == 0:
-            if moves or three_moves:
-                self.limited = True
+            self.limited = self.limited or bool(moves)
             return None
         for move in moves:
-            line = self._try(move, remaining - 1, threes)
+            board.place(move, attacker)
+            try:
+                line = self.defend(remaining - 1, mode)
+            finally:
+                board.undo()
             if line is not None:
-                return line
-        for move in three_moves:
-            line = self._try(move, remaining - 1, threes - 1)
-            if line is not None:
-                return line
+                return (move, *line)
         return None
 
-    def _try(self, move: int, remaining: int, threes: int) -> tuple[int, ...] | None:
+    def _threat_moves(self, mode: int) -> list[int]:
+        """Non-four attacker moves worth trying as threats: threes, and with a threat
+        depth the moves next to the attacker's stones that make some shape."""
         board = self.board
-        board.place(move, self.attacker)
-        try:
-            line = self.defend(remaining, threes)
-        finally:
-            board.undo()
-        return None if line is None else (move, *line)
+        if mode == 0:
+            return three_cells(board, self.attacker)
+        return cells_with(board, self.attacker, Threat.FLEX2, Threat.FLEX3_2X)
 
-    def _straight_four(self, attacker: Color, defender: Color) -> int | None:
+    def _straight_four(self) -> int | None:
         """A legal straight-four cell of the attacker when the defender has no four to
         answer it with (checked after the defender's fives), else None."""
-        board = self.board
+        board, attacker = self.board, self.attacker
         empty = empty_mask(board)
-        if np.any((board.threats[defender] >= Threat.BLOCK4) & empty):
+        if np.any((board.threats[self.defender] >= Threat.BLOCK4) & empty):
             return None
         if not np.any((board.threats[attacker] == Threat.FLEX4) & empty):
             return None
@@ -267,7 +273,7 @@ class _Search:
                 return point
         return None
 
-    def defend(self, remaining: int, threes: int) -> tuple[int, ...] | None:
+    def defend(self, remaining: int, mode: int) -> tuple[int, ...] | None:
         """The defender to move: the rest of a winning line if every defence loses
         (the longest such line), or None if some defence holds."""
         self._visit()
@@ -283,19 +289,25 @@ class _Search:
             if not is_legal(board, defender, fives[0]):
                 return ()
             replies = fives
+        elif mode == _VCF:
+            return None
         else:
-            if not self.vct:
-                return None
             points = open_four_points(board, attacker)
-            if not points:
+            if points:
+                replies = three_defences(board, attacker, points)
+            elif mode > 0:
+                found = self._threatened_vcf(min(mode, remaining))
+                if found is None:
+                    return None
+                replies = self._vcf_defences(found, min(mode, remaining))
+            else:
                 return None
-            replies = three_defences(board, attacker, points)
             replies += [cell for cell in four_cells(board, defender) if cell not in replies]
         longest: tuple[int, ...] = ()
         for reply in replies:
             board.place(reply, defender)
             try:
-                line = self.attack(remaining, threes)
+                line = self.attack(remaining, mode)
             finally:
                 board.undo()
             if line is None:
@@ -304,6 +316,39 @@ class _Search:
                 longest = (reply, *line)
         return longest
 
+    def _threatened_vcf(self, depth: int) -> tuple[int, ...] | None:
+        """The VCF of at most ``depth`` attacks the attacker would have if it moved now.
+
+        A VCF cut short by ``depth`` is a limit of the threat model, not of the search,
+        so it does not mark the search as limited.
+        """
+        outer = self.limited
+        line = self.attack(depth, _VCF)
+        self.limited = outer
+        return line
+
+    def _vcf_defences(self, line: tuple[int, ...], depth: int) -> list[int]:
+        """Defender cells that leave the attacker no VCF of at most ``depth`` attacks,
+        among the empty cells on the lines through the threatened VCF ``line``."""
+        board, defender = self.board, self.defender
+        candidates: set[int] = set()
+        for cell in line:
+            candidates.add(cell)
+            for d in range(4):
+                candidates.update(line_cells(board, cell, d))
+        defences = []
+        for cell in sorted(candidates):
+            if board.cells[cell] != 0 or not is_legal(board, defender, cell):
+                continue
+            board.place(cell, defender)
+            try:
+                refuted = self._threatened_vcf(depth) is not None
+            finally:
+                board.undo()
+            if not refuted:
+                defences.append(cell)
+        return defences
+
 
 def solve_vcf(board: Board, max_attacks: int | None = None, deadline: float | None = None,
               max_nodes: int | None = None) -> SolveResult:
@@ -311,7 +356,7 @@ def solve_vcf(board: Board, max_attacks: int | None = None, deadline: float | No
     return ThreatSolver().vcf(board, max_attacks, deadline, max_nodes)
 
 
-def solve_vct(board: Board, max_attacks: int | None = None, max_threes: int | None = None,
+def solve_vct(board: Board, max_attacks: int | None = None, threat_depth: int = 0,
               deadline: float | None = None, max_nodes: int | None = None) -> SolveResult:
     """:meth:`ThreatSolver.vct` with a fresh table."""
-    return ThreatSolver().vct(board, max_attacks, max_threes, deadline, max_nodes)
+    return ThreatSolver().vct(board, max_attacks, threat_depth, deadline, max_nodes)
