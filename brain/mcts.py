@@ -1,0 +1,431 @@
+"""PUCT Monte Carlo tree search guided by an evaluator, with tactical shortcuts and a
+threat solver.
+
+Each playout descends by PUCT (prior-weighted upper confidence), applying a virtual loss
+so that a batch of playouts spreads over different leaves; the leaves are evaluated
+together in one evaluator call. Values are stored per edge from the point of view of the
+player choosing that edge.
+
+Tactics the network must not have to learn are settled by the pattern core when a node
+is created: a side that can make five has won; a side facing two fives has lost; a side
+facing one five must block it; a side that can make an open four (legally) has won. A
+small VCF search at new nodes and a larger VCF/VCT search at the root prove more wins.
+Proven results propagate up the tree (MCTS-solver), so a proven win is played at once
+and a proven loss is avoided while any alternative exists.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from brain.board import Board, Color
+from brain.evaluator import Evaluator
+from brain.heuristic import choose_move
+from brain.patterns import Threat
+from brain.solver import Status, ThreatSolver
+
+WIN, LOSS, UNKNOWN = 1, -1, 0
+
+
+@dataclass
+class MctsConfig:
+    """Search parameters. ``playouts`` fixes the budget (deterministic search);
+    otherwise the search runs until the deadline."""
+
+    c_puct: float = 1.6
+    batch_size: int = 8
+    virtual_loss: float = 1.0
+    #: Children kept per node, by prior (tactical cells always kept).
+    max_children: int = 36
+    #: First-play urgency: unvisited children start at the parent's value minus this.
+    fpu_reduction: float = 0.25
+    #: Node budget of the VCF search run at each new node (0: none).
+    leaf_vcf_nodes: int = 40
+    #: Share of the move's time the root threat search may use.
+    root_solver_share: float = 0.15
+    playouts: int | None = None
+    #: Upper bound on tree nodes (memory); set from INFO max_memory by the engine.
+    max_nodes: int = 200_000
+    #: Dirichlet noise at the root for self-play (0: none).
+    dirichlet_alpha: float = 0.0
+    noise_fraction: float = 0.25
+    seed: int = 0
+
+
+class Node:
+    """A position in the tree: its candidate moves and per-edge statistics."""
+
+    __slots__ = ("children", "moves", "priors", "proven", "total", "value_sum", "visits")
+
+    def __init__(self, moves: np.ndarray, priors: np.ndarray, proven: int = UNKNOWN) -> None:
+        self.moves = moves
+        self.priors = priors
+        self.visits = np.zeros(len(moves))
+        self.value_sum = np.zeros(len(moves))
+        self.children: list[Node | None] = [None] * len(moves)
+        self.proven = proven
+        self.total = 0
+
+    def child_index(self, move: int) -> int:
+        hits = np.flatnonzero(self.moves == move)
+        return int(hits[0]) if len(hits) else -1
+
+
+@dataclass
+class SearchInfo:
+    """What the last search did, for MESSAGE lines and tests."""
+
+    playouts: int = 0
+    nodes: int = 0
+    seconds: float = 0.0
+    winrate: float = 0.5
+    max_depth: int = 0
+    mean_depth: float = 0.0
+    #: Principal variation as (x, y) points.
+    pv: list[tuple[int, int]] = field(default_factory=list)
+    proven: int = UNKNOWN
+    source: str = "mcts"
+
+
+class Mcts:
+    """A tree search over one game; keeps its tree between moves of that game."""
+
+    def __init__(self, evaluator: Evaluator, config: MctsConfig | None = None) -> None:
+        self.evaluator = evaluator
+        self.config = config or MctsConfig()
+        self.solver = ThreatSolver()
+        self.info = SearchInfo()
+        self._root: Node | None = None
+        self._root_history: list[tuple[int, Color]] = []
+        self._nodes = 0
+        self._rng = np.random.default_rng(self.config.seed)
+
+    def reset(self) -> None:
+        """Forget the tree and solver results (a new game)."""
+        self._root = None
+        self._root_history = []
+        self._nodes = 0
+        self.solver.clear()
+        self._rng = np.random.default_rng(self.config.seed)
+
+    # -- public search -----------------------------------------------------------------
+
+    def search(self, board: Board, deadline: float, stop: threading.Event | None = None) -> int:
+        """The move to play for ``board.to_move``; returns before ``deadline``."""
+        started = time.monotonic()
+        stop = stop or threading.Event()
+        self.info = SearchInfo()
+        forced = self._root_tactics(board, started, deadline)
+        if forced is not None:
+            self.info.seconds = time.monotonic() - started
+            return forced
+        root = self._reuse_or_new_root(board)
+        self._run_playouts(board, root, deadline, stop, started)
+        move = self._choose(board, root, deadline)
+        self._fill_info(board, root, started)
+        return move
+
+    # -- root --------------------------------------------------------------------------
+
+    def _root_tactics(self, board: Board, started: float, deadline: float) -> int | None:
+        """A move settled without tree search: a five, or a proven threat-space win."""
+        me = board.to_move
+        fives = board.winning_cells(me)
+        if len(fives):
+            self.info.source, self.info.proven, self.info.winrate = "five", WIN, 1.0
+            return int(fives[0])
+        if len(board.winning_cells(me.opponent)):
+            return None  # must block: the tree's forced-move rule handles it
+        budget = max(0.0, deadline - started) * self.config.root_solver_share
+        if budget < 0.005 and self.config.playouts is None:
+            return None
+        solve_deadline = started + budget if self.config.playouts is None else None
+        nodes = None if self.config.playouts is None else 20_000
+        result = self.solver.vcf(board, deadline=solve_deadline, max_nodes=nodes)
+        if result.status is not Status.WIN:
+            vct_deadline = None if solve_deadline is None else started + 2 * budget
+            result = self.solver.vct(board, max_attacks=8, deadline=vct_deadline,
+                                     max_nodes=nodes)
+        if result.status is Status.WIN:
+            self.info.source, self.info.proven, self.info.winrate = "solver", WIN, 1.0
+            self.info.pv = [board.xy(cell) for cell in result.line]
+            return result.move
+        return None
+
+    def _reuse_or_new_root(self, board: Board) -> Node:
+        history = board.history
+        old = self._root_history
+        node = self._root
+        if node is not None and len(history) >= len(old) and history[: len(old)] == old:
+            for cell, _color in history[len(old):]:
+                index = node.child_index(cell)
+                child = node.children[index] if index >= 0 else None
+                if child is None:
+                    node = None
+                    break
+                node = child
+        else:
+            node = None
+        if node is None:
+            self._nodes = 0
+            node = self._expand(board, None)
+        self._root = node
+        self._root_history = list(history)
+        if self.config.dirichlet_alpha > 0 and len(node.moves) > 1:
+            noise = self._rng.dirichlet([self.config.dirichlet_alpha] * len(node.moves))
+            f = self.config.noise_fraction
+            node.priors = (1 - f) * node.priors + f * noise
+        return node
+
+    # -- expansion ---------------------------------------------------------------------
+
+    def _tactical(self, board: Board) -> tuple[int, np.ndarray | None]:
+        """(proven, forced moves) from the pattern core for a new node's position."""
+        me, them = board.to_move, board.to_move.opponent
+        empty = board.empty_cells()
+        if len(empty) == 0:
+            return UNKNOWN, empty
+        mine, theirs = board.threats[me][empty], board.threats[them][empty]
+        if (mine == Threat.FIVE).any():
+            return WIN, None
+        their_fives = empty[theirs == Threat.FIVE]
+        if len(their_fives) >= 2:
+            return LOSS, None
+        if len(their_fives) == 1:
+            block = int(their_fives[0])
+            if me is Color.BLACK and board.is_forbidden(block):
+                return LOSS, None
+            return UNKNOWN, their_fives
+        for cell in empty[mine == Threat.FLEX4]:
+            if me is not Color.BLACK or not board.is_forbidden(int(cell)):
+                return WIN, None
+        return UNKNOWN, None
+
+    def _expand(self, board: Board, policy: np.ndarray | None,
+                tactics: tuple[int, np.ndarray | None] | None = None) -> Node:
+        """A node for ``board``. ``policy`` is the evaluator's output for it (None: ask
+        the evaluator if the node needs priors); ``tactics`` is :meth:`_tactical`'s
+        answer if already known."""
+        self._nodes += 1
+        if board.is_full():
+            return Node(np.zeros(0, dtype=np.int64), np.zeros(0))
+        proven, forced = tactics if tactics is not None else self._tactical(board)
+        if proven != UNKNOWN:
+            return Node(np.zeros(0, dtype=np.int64), np.zeros(0), proven=proven)
+        if forced is not None:
+            return Node(forced.astype(np.int64), np.ones(len(forced)) / len(forced))
+        if policy is None:
+            policy = self.evaluator.evaluate([board])[0][0]
+        empty = board.empty_cells()
+        k = min(self.config.max_children, len(empty))
+        keep = empty[np.argsort(-policy[empty], kind="stable")[:k]]
+        # Always keep the tactical cells: our fours and blocks of the opponent's fours.
+        me, them = board.to_move, board.to_move.opponent
+        tactical = empty[(board.threats[me][empty] >= Threat.BLOCK4)
+                         | (board.threats[them][empty] >= Threat.FLEX4)]
+        moves = np.unique(np.concatenate([keep, tactical]))
+        if me is Color.BLACK and board.rule.has_forbidden_moves:
+            legal = np.array([not board.is_forbidden(int(m)) for m in moves], dtype=bool)
+            if legal.any():
+                moves = moves[legal]
+        priors = policy[moves].astype(np.float64) + 1e-6
+        node = Node(moves.astype(np.int64), priors / priors.sum())
+        if self.config.leaf_vcf_nodes:
+            result = self.solver.vcf(board, max_attacks=6, max_nodes=self.config.leaf_vcf_nodes)
+            if result.status is Status.WIN:
+                node.proven = WIN
+        return node
+
+    # -- playouts ----------------------------------------------------------------------
+
+    def _select(self, node: Node, parent_value: float) -> int:
+        if node.proven != UNKNOWN:
+            raise AssertionError("a proven node has no selection")
+        visits = node.visits
+        q = np.where(visits > 0, node.value_sum / np.maximum(visits, 1e-9),
+                     parent_value - self.config.fpu_reduction)
+        u = self.config.c_puct * node.priors * math.sqrt(max(node.total, 1)) / (1 + visits)
+        score = q + u
+        for i, child in enumerate(node.children):
+            if child is not None and child.proven != UNKNOWN:
+                # A child lost for its mover is our win; a child won for it is our loss.
+                score[i] = math.inf if child.proven == LOSS else -math.inf
+        return int(np.argmax(score))
+
+    def _run_playouts(self, board: Board, root: Node, deadline: float,
+                      stop: threading.Event, started: float) -> None:
+        config = self.config
+        depths: list[int] = []
+        playouts = 0
+        while root.proven == UNKNOWN and len(root.moves) > 0:
+            if config.playouts is not None:
+                if playouts >= config.playouts:
+                    break
+            elif time.monotonic() >= deadline or stop.is_set():
+                break
+            if self._nodes >= config.max_nodes:
+                break
+            batch = self._gather(board, root, depths)
+            playouts += max(1, len(batch))
+            self._evaluate_batch(batch)
+            if config.playouts is None and self._decided(root, deadline, started, playouts):
+                break
+        self.info.playouts = playouts
+        if depths:
+            self.info.max_depth = max(depths)
+            self.info.mean_depth = sum(depths) / len(depths)
+
+    def _gather(self, board: Board, root: Node, depths: list[int]) -> list[tuple]:
+        """Descend up to ``batch_size`` times; returns leaves waiting for evaluation."""
+        config = self.config
+        vl = config.virtual_loss
+        batch: list[tuple] = []
+        pending: set[tuple[int, int]] = set()
+        for _ in range(config.batch_size):
+            path: list[tuple[Node, int]] = []
+            node = root
+            value = 0.0
+            while True:
+                if node.proven != UNKNOWN:
+                    leaf_value = float(node.proven)
+                    break
+                if len(node.moves) == 0:
+                    leaf_value = 0.0  # full board: a draw
+                    break
+                index = self._select(node, value)
+                board.play(int(node.moves[index]))
+                path.append((node, index))
+                node.visits[index] += vl
+                node.value_sum[index] -= vl
+                child = node.children[index]
+                if child is None:
+                    leaf_value = math.nan
+                    break
+                value = -(node.value_sum[index] / node.visits[index])
+                node = child
+            depths.append(len(path))
+            if math.isnan(leaf_value):
+                key = (id(path[-1][0]), path[-1][1])
+                if key in pending:
+                    self._backup(path, None)  # a collision: undo its virtual loss
+                    self._undo(board, len(path))
+                    break
+                pending.add(key)
+                tactics = self._tactical(board)
+                if tactics[0] != UNKNOWN or board.is_full():
+                    parent, index = path[-1]
+                    parent.children[index] = self._expand(board, None, tactics)
+                    self._backup(path, float(tactics[0]))
+                else:
+                    batch.append((path, board.copy(), tactics))
+            else:
+                self._backup(path, leaf_value)
+            self._undo(board, len(path))
+        return batch
+
+    @staticmethod
+    def _undo(board: Board, moves: int) -> None:
+        for _ in range(moves):
+            board.undo()
+
+    def _evaluate_batch(self, batch: list[tuple]) -> None:
+        if not batch:
+            return
+        policy, values = self.evaluator.evaluate([leaf for _, leaf, _ in batch])
+        for n, (path, leaf, tactics) in enumerate(batch):
+            parent, index = path[-1]
+            child = self._expand(leaf, policy[n], tactics)
+            parent.children[index] = child
+            value = float(child.proven) if child.proven != UNKNOWN else float(values[n])
+            self._backup(path, value)
+
+    def _backup(self, path: list[tuple[Node, int]], leaf_value: float | None) -> None:
+        """Add a playout's result (None: only remove its virtual loss) along ``path``."""
+        vl = self.config.virtual_loss
+        value = leaf_value
+        for node, index in reversed(path):
+            node.visits[index] -= vl
+            node.value_sum[index] += vl
+            if value is not None:
+                value = -value  # the edge's value for the player who chose it
+                node.visits[index] += 1
+                node.value_sum[index] += value
+                node.total += 1
+            self._update_proof(node)
+
+    @staticmethod
+    def _update_proof(node: Node) -> None:
+        if node.proven != UNKNOWN:
+            return
+        all_won_for_them = len(node.children) > 0
+        for child in node.children:
+            if child is not None and child.proven == LOSS:
+                node.proven = WIN
+                return
+            if child is None or child.proven != WIN:
+                all_won_for_them = False
+        if all_won_for_them:
+            node.proven = LOSS
+
+    def _decided(self, root: Node, deadline: float, started: float, playouts: int) -> bool:
+        """Whether the most visited move can no longer be overtaken before the deadline."""
+        if len(root.moves) < 2:
+            return True
+        elapsed = time.monotonic() - started
+        rate = playouts / max(elapsed, 1e-3)
+        remaining = rate * max(0.0, deadline - time.monotonic())
+        top = np.sort(root.visits)[-2:]
+        return bool(top[1] - top[0] > remaining)
+
+    # -- result ------------------------------------------------------------------------
+
+    def _choose(self, board: Board, root: Node, deadline: float) -> int:
+        """Most visited move, a proven win first, a proven loss last; a move after which
+        the opponent has a quick VCF is dropped while another remains."""
+        if len(root.moves) == 0:
+            # Settled without candidates (e.g. two fives against us): the best try.
+            return choose_move(board)
+        order = np.argsort(-root.visits, kind="stable")
+        ranked: list[int] = []
+        losing: list[int] = []
+        for i in order:
+            child = root.children[i]
+            if child is not None and child.proven == LOSS:
+                self.info.proven = WIN
+                return int(root.moves[i])
+            (losing if child is not None and child.proven == WIN else ranked).append(int(i))
+        if not ranked:
+            self.info.proven = LOSS
+            return int(root.moves[losing[0]])
+        for i in ranked[:3]:
+            if time.monotonic() >= deadline:
+                break
+            board.play(int(root.moves[i]))
+            result = self.solver.vcf(board, max_nodes=400)
+            board.undo()
+            if result.status is not Status.WIN:
+                return int(root.moves[i])
+        return int(root.moves[ranked[0]])
+
+    def _fill_info(self, board: Board, root: Node, started: float) -> None:
+        info = self.info
+        info.seconds = time.monotonic() - started
+        info.nodes = self._nodes
+        if root.total:
+            best = int(np.argmax(root.visits))
+            q = root.value_sum[best] / max(root.visits[best], 1)
+            info.winrate = (q + 1) / 2
+        if root.proven != UNKNOWN:
+            info.proven = root.proven
+        pv: list[tuple[int, int]] = []
+        node: Node | None = root
+        while node is not None and len(node.moves) and node.total:
+            best = int(np.argmax(node.visits))
+            pv.append(board.xy(int(node.moves[best])))
+            node = node.children[best]
+        info.pv = pv
