@@ -1,0 +1,909 @@
+"""Manager side of the Gomocup protocol: one brain process driven over pipes.
+
+:class:`BrainProcess` starts a brain (``subprocess.Popen`` with pipes, no pty, in a new
+session so that the whole process tree can be killed), speaks the protocol to it and turns
+every failure into a typed :class:`BrainError`. It is synchronous and, like python-chess's
+``SimpleEngine``, meant to be used as a context manager::
+
+    from protocol.client import BrainProcess
+
+    with BrainProcess.spawn(["./pbrain-foo"], cwd="brains/foo") as brain:
+        about = brain.about()                        # optional; never hangs
+        brain.start(15, rule=0, timeout_turn_ms=1000, timeout_match_ms=60000)
+        reply = brain.play([(7, 7)], time_left_ms=60000, timeout=2.0)   # BOARD
+        reply = brain.play([(7, 7), reply.point, (8, 8)], timeout=2.0)   # TURN 8,8
+    # END was sent, then the process tree was killed after 0.5 s
+
+**Threads.** One reader thread per output stream. stdout lines are timestamped
+(``time.monotonic()``) as they arrive and queued; stderr is always drained (to a file
+capped at :attr:`BrainProcess.stderr_limit` bytes, or discarded), so a brain flooding
+stderr never blocks. ``MESSAGE``/``DEBUG``/blank lines are collected (returned with the
+reply they preceded) and never taken as replies.
+
+**Timing.** The manager measures every reply itself: from the moment the request was
+flushed to the moment the reply line was read, in wall-clock (monotonic) time.
+
+**Late replies** (the pygomo-lib defect). A request that times out *kills the brain's
+process tree*: the move is lost anyway (a time loss in every Gomocup manager), and without
+request ids in the protocol a late reply could otherwise be read as the answer to the next
+request. Besides, every request first discards lines that arrived before it was flushed
+(kept in :attr:`BrainProcess.stale_lines`), so an extra line written after a reply is never
+read as the next answer either. The one exception is ABOUT: a brain that does not answer it
+in time keeps running, and one late line of ``key="value"`` pairs is then skipped.
+
+**Position tracking.** The client remembers the stones the brain knows (from ``BOARD``,
+``TURN`` and its own replies), so :meth:`BrainProcess.play` sends ``BEGIN`` on an empty
+board, ``TURN x,y`` when the brain knows everything but the opponent's last move, and
+``BOARD`` otherwise (its first move in a game, or after any disagreement). It also rejects
+replies off the board or on an occupied square with :class:`IllegalMove`; rule-specific
+judgement (fives, renju fouls) is the referee's business, not the client's.
+
+**ERROR/UNKNOWN** where a reply is expected raise :class:`BrainRefused` (Piskvork counts it
+as a loss; GomocupJudge would ignore it and let the clock run out).
+
+Process-tree helpers (:func:`session_pids`, :func:`tree_rss`, :func:`kill_tree`) read
+``/proc`` and therefore work on Linux only; elsewhere memory measurement raises
+:class:`OSError` and killing falls back to the direct child.
+"""
+
+from __future__ import annotations
+
+import codecs
+import collections
+import contextlib
+import os
+import queue
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import IO, Final
+
+from protocol.commands import (
+    About,
+    Begin,
+    Board,
+    Command,
+    End,
+    Field,
+    Info,
+    InfoKey,
+    Play,
+    RectStart,
+    Restart,
+    Start,
+    Stone,
+    Takeback,
+    Turn,
+    command_lines,
+)
+from protocol.replies import (
+    AboutReply,
+    DebugReply,
+    EmptyReply,
+    ErrorReply,
+    MessageReply,
+    MoveReply,
+    OkReply,
+    Reply,
+    SuggestReply,
+    UnknownReply,
+    parse_reply,
+)
+from protocol.syntax import LineSplitter, Point
+
+__all__ = [
+    "END_GRACE_S",
+    "UNLIMITED_TIME_MS",
+    "BrainClosed",
+    "BrainCrashed",
+    "BrainError",
+    "BrainProcess",
+    "BrainProtocolError",
+    "BrainRefused",
+    "BrainStartError",
+    "BrainTimeout",
+    "IllegalMove",
+    "MoveResult",
+    "kill_tree",
+    "session_pids",
+    "tree_rss",
+]
+
+END_GRACE_S: Final = 0.5
+"""Seconds a brain gets to exit after ``END`` before its process tree is killed
+(GomocupJudge waits 0.5 s, Piskvork about 0.7 s)."""
+
+UNLIMITED_TIME_MS: Final = 2147483647
+"""``INFO time_left`` value meaning "no game clock"."""
+
+STDERR_LIMIT: Final = 1 << 20
+"""Default cap, in bytes, of a brain's stderr log file; the rest is drained and counted."""
+
+MAX_PENDING_LINES: Final = 10_000
+"""stdout lines kept unread at most; a brain writing more between requests loses the excess
+(counted in :attr:`BrainProcess.dropped_lines`)."""
+
+# --------------------------------------------------------------------------------------------
+# Errors
+
+
+class BrainError(Exception):
+    """Base class of every failure of a brain. ``str()`` is one line naming the brain."""
+
+    def __init__(self, brain: str, reason: str) -> None:
+        super().__init__(f"{brain}: {reason}")
+        self.brain = brain
+        self.reason = reason
+
+
+class BrainStartError(BrainError):
+    """The brain could not be started: missing executable, not executable, bad directory."""
+
+
+class BrainCrashed(BrainError):
+    """The brain exited (or closed its stdout) while a reply was expected.
+
+    :ivar exit_code: the process's return code (negative: killed by that signal), or
+        ``None`` if it closed stdout but was still running (it was then killed).
+    """
+
+    def __init__(self, brain: str, exit_code: int | None, during: str) -> None:
+        if exit_code is None:
+            how = "closed its output"
+        elif exit_code < 0:
+            how = f"was killed by signal {-exit_code}"
+        else:
+            how = f"exited with code {exit_code}"
+        super().__init__(brain, f"{how} while {during}")
+        self.exit_code = exit_code
+
+
+class BrainTimeout(BrainError):
+    """No reply in time; the brain's process tree has been killed.
+
+    :ivar elapsed_s: seconds waited since the request was flushed.
+    :ivar limit_s: the allowed time (tolerance included).
+    """
+
+    def __init__(self, brain: str, during: str, elapsed_s: float, limit_s: float) -> None:
+        super().__init__(
+            brain, f"no reply after {elapsed_s * 1000:.0f} ms while {during} "
+                   f"(limit {limit_s * 1000:.0f} ms)"
+        )
+        self.elapsed_s = elapsed_s
+        self.limit_s = limit_s
+
+
+class BrainProtocolError(BrainError):
+    """The brain wrote a line that is not an acceptable answer to the request.
+
+    :ivar line: the offending line (without its terminator).
+    """
+
+    def __init__(self, brain: str, line: str, reason: str) -> None:
+        shown = line if len(line) <= 80 else line[:80] + "..."
+        super().__init__(brain, f"{reason}: {shown!r}")
+        self.line = line
+
+
+class BrainRefused(BrainError):
+    """The brain answered ``ERROR`` or ``UNKNOWN`` instead of the expected reply.
+
+    :ivar kind: ``"ERROR"`` or ``"UNKNOWN"``.
+    :ivar text: the brain's message (may be empty).
+    """
+
+    def __init__(self, brain: str, kind: str, text: str, during: str) -> None:
+        answer = f"{kind} {text!r}" if text else kind
+        super().__init__(brain, f"answered {answer} while {during}")
+        self.kind = kind
+        self.text = text
+
+
+class IllegalMove(BrainError):
+    """The brain's move is off the board or on an occupied square.
+
+    :ivar point: the move as received.
+    """
+
+    def __init__(self, brain: str, point: Point, reason: str) -> None:
+        super().__init__(brain, f"illegal move {point}: {reason}")
+        self.point = point
+
+
+class BrainClosed(BrainError):
+    """A request was made to a brain that was already ended or killed."""
+
+
+# --------------------------------------------------------------------------------------------
+# Process trees (Linux /proc)
+
+
+def session_pids(session_id: int) -> list[int]:
+    """Process ids of every live process in session ``session_id`` (Linux ``/proc``).
+
+    A brain spawned by :class:`BrainProcess` leads its own session, so this is the brain and
+    everything it started (unless a child called ``setsid`` itself).
+
+    :raises OSError: ``/proc`` is not available.
+    """
+    pids: list[int] = []
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:
+            continue  # the process exited meanwhile
+        # Field 2 (comm) may contain spaces and parentheses: split after the last ')'.
+        fields = stat[stat.rfind(b")") + 2 :].split()
+        if len(fields) > 3 and int(fields[3]) == session_id and fields[0] != b"Z":
+            pids.append(int(entry.name))
+    return pids
+
+
+def tree_rss(session_id: int) -> int:
+    """Resident memory, in bytes, of all processes of session ``session_id`` summed.
+
+    Shared pages count once per process (like Piskvork's working set, unlike
+    GomocupJudge's USS); processes that exit during the scan are skipped.
+
+    :raises OSError: ``/proc`` is not available.
+    """
+    page = os.sysconf("SC_PAGE_SIZE")
+    total = 0
+    for pid in session_pids(session_id):
+        try:
+            with open(f"/proc/{pid}/statm", "rb") as f:
+                total += int(f.read().split()[1]) * page
+        except (OSError, IndexError, ValueError):
+            continue
+    return total
+
+
+def kill_tree(process: subprocess.Popen[bytes]) -> None:
+    """SIGKILL ``process``, its process group and its session (the whole brain tree).
+
+    The group is signalled only while it can still be ours: the process has not been
+    reaped, or members of its session are still alive (then its id cannot be reused).
+    """
+    pid = process.pid
+    try:
+        members = session_pids(pid)
+    except OSError:
+        members = []
+    if process.returncode is None or members:
+        with contextlib.suppress(OSError):
+            os.killpg(pid, signal.SIGKILL)
+    for other in members:
+        with contextlib.suppress(OSError):
+            os.kill(other, signal.SIGKILL)
+    if process.returncode is None:
+        with contextlib.suppress(OSError):
+            process.kill()
+
+
+# --------------------------------------------------------------------------------------------
+# Results
+
+
+@dataclass(frozen=True, slots=True)
+class MoveResult:
+    """A move the brain played.
+
+    :ivar point: the square, checked to be on the board and empty.
+    :ivar elapsed_ms: wall time from flushing the request to reading the reply.
+    :ivar command: the request word sent: ``"BEGIN"``, ``"TURN"`` or ``"BOARD"``.
+    :ivar messages: ``MESSAGE``/``DEBUG`` lines (raw text) received since the previous
+        request, in order.
+    """
+
+    point: Point
+    elapsed_ms: float
+    command: str
+    messages: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class _Line:
+    """One stdout line and when it was read."""
+
+    at: float
+    text: str
+
+
+# --------------------------------------------------------------------------------------------
+# The client
+
+
+class BrainProcess:
+    """One running brain. Create it with :meth:`spawn`; see the module docstring.
+
+    Not thread-safe: one thread drives one brain (the reader threads are internal).
+
+    :ivar name: the name used in error messages (the ABOUT name once :meth:`about` ran,
+        unless one was given to :meth:`spawn`).
+    :ivar pid: the brain's process id (also its session and process-group id).
+    :ivar width: board width after :meth:`start` (``None`` before).
+    :ivar height: board height after :meth:`start`.
+    :ivar stale_lines: lines discarded because they arrived outside any request.
+    :ivar dropped_lines: stdout lines lost because too many were pending.
+    :ivar stderr_bytes: bytes the brain wrote to stderr (all of them, logged or not).
+    """
+
+    stderr_limit: int = STDERR_LIMIT
+
+    def __init__(
+        self,
+        process: subprocess.Popen[bytes],
+        name: str,
+        *,
+        stderr_path: Path | None = None,
+        stderr_limit: int = STDERR_LIMIT,
+        transcript: IO[str] | None = None,
+        fixed_name: bool = False,
+    ) -> None:
+        """Wrap an already started process; use :meth:`spawn` instead."""
+        self._process = process
+        self.name = name
+        self._fixed_name = fixed_name
+        self.pid = process.pid
+        self.stderr_limit = stderr_limit
+        self._stderr_path = stderr_path
+        self._transcript = transcript
+        self._transcript_lock = threading.Lock()
+        self._t0 = time.monotonic()
+        self._buffer: collections.deque[_Line] = collections.deque()
+        self._arrived = threading.Condition()
+        self._output_ended = False
+        self._messages: list[str] = []
+        self._about_late = False
+        self._closed = False
+        self.width: int | None = None
+        self.height: int | None = None
+        self._known: list[Point] | None = None
+        self.stale_lines: list[str] = []
+        self.dropped_lines = 0
+        self.stderr_bytes = 0
+        self._readers = [
+            threading.Thread(target=self._read_stdout, name=f"{name}-stdout", daemon=True),
+            threading.Thread(target=self._read_stderr, name=f"{name}-stderr", daemon=True),
+        ]
+        for reader in self._readers:
+            reader.start()
+
+    # -- life cycle ------------------------------------------------------------------------
+
+    @classmethod
+    def spawn(
+        cls,
+        command: Sequence[str],
+        *,
+        cwd: str | Path | None = None,
+        env: Mapping[str, str] | None = None,
+        name: str | None = None,
+        stderr_path: str | Path | None = None,
+        stderr_limit: int = STDERR_LIMIT,
+        transcript: str | Path | None = None,
+    ) -> BrainProcess:
+        """Start ``command`` (an argument list) with pipes on stdin, stdout and stderr.
+
+        :param cwd: working directory of the brain (default: ours).
+        :param env: the brain's environment (default: ours).
+        :param name: name for messages; default: the executable's file name, replaced by
+            the ABOUT name when :meth:`about` succeeds.
+        :param stderr_path: file receiving the brain's stderr (created on the first byte,
+            capped at ``stderr_limit`` bytes); ``None`` discards it.
+        :param transcript: file receiving the full I/O transcript (``>`` sent, ``<``
+            received, times in seconds since spawn).
+        :raises BrainStartError: the program cannot be run (missing, not executable, bad
+            working directory); the message says which.
+        """
+        if not command:
+            raise BrainStartError(name or "brain", "empty command line")
+        label = name or Path(command[0]).name
+        try:
+            process = subprocess.Popen(
+                list(command),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                cwd=None if cwd is None else str(cwd),
+                env=None if env is None else dict(env),
+                start_new_session=True,
+                bufsize=0,
+            )
+        except FileNotFoundError as exc:
+            missing = exc.filename or command[0]
+            where = f" (working directory {cwd})" if cwd is not None else ""
+            raise BrainStartError(
+                label, f"cannot run {command[0]!r}: {missing!r} does not exist{where}; "
+                       "give a path to an executable or a command line"
+            ) from None
+        except PermissionError:
+            raise BrainStartError(
+                label, f"cannot run {command[0]!r}: permission denied (chmod +x it?)"
+            ) from None
+        except OSError as exc:
+            raise BrainStartError(label, f"cannot run {command[0]!r}: {exc}") from None
+        log = None
+        if transcript is not None:
+            log = open(transcript, "a", encoding="utf-8", errors="replace")  # noqa: SIM115
+        return cls(
+            process,
+            label,
+            stderr_path=None if stderr_path is None else Path(stderr_path),
+            stderr_limit=stderr_limit,
+            transcript=log,
+            fixed_name=name is not None,
+        )
+
+    def __enter__(self) -> BrainProcess:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    @property
+    def alive(self) -> bool:
+        """Whether the process is running and has not been ended by us."""
+        return not self._closed and self._process.poll() is None
+
+    @property
+    def returncode(self) -> int | None:
+        """The exit status once the process has ended (negative: killed by that signal)."""
+        return self._process.poll()
+
+    def close(self, grace: float = END_GRACE_S) -> float | None:
+        """Send ``END``, wait up to ``grace`` seconds for the exit, then kill the tree.
+
+        The whole process tree is killed in every case (children a brain leaves behind
+        included). Safe to call more than once.
+
+        :returns: seconds the brain took to exit after ``END``, or ``None`` if it had to be
+            killed (or was already gone or closed).
+        """
+        if self._closed:
+            return None
+        exited_in: float | None = None
+        if self._process.poll() is None:
+            try:
+                sent = self._write([End()])
+            except BrainError:
+                sent = None
+            if sent is not None:
+                try:
+                    self._process.wait(timeout=grace)
+                    exited_in = time.monotonic() - sent
+                except subprocess.TimeoutExpired:
+                    exited_in = None
+        self._shutdown()
+        return exited_in
+
+    def kill(self) -> None:
+        """Kill the process tree at once (no ``END``)."""
+        if not self._closed:
+            self._shutdown()
+
+    def _shutdown(self) -> None:
+        self._closed = True
+        kill_tree(self._process)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self._process.wait(timeout=5.0)
+        for stream in (self._process.stdin,):
+            with contextlib.suppress(OSError):
+                if stream is not None:
+                    stream.close()
+        for reader in self._readers:
+            reader.join(timeout=1.0)
+        if self._transcript is not None:
+            with self._transcript_lock:
+                self._transcript.close()
+                self._transcript = None
+
+    def memory_usage(self) -> int:
+        """Resident memory of the brain's process tree in bytes (see :func:`tree_rss`).
+
+        :raises OSError: ``/proc`` is not available (not Linux).
+        """
+        return tree_rss(self.pid)
+
+    # -- reader threads --------------------------------------------------------------------
+
+    def _log(self, direction: str, text: str) -> None:
+        if self._transcript is None:
+            return
+        with self._transcript_lock:
+            if self._transcript is not None:
+                self._transcript.write(f"{time.monotonic() - self._t0:10.3f} {direction} {text}\n")
+                self._transcript.flush()
+
+    def _read_stdout(self) -> None:
+        stdout = self._process.stdout
+        assert stdout is not None
+        fd = stdout.fileno()
+        splitter = LineSplitter()
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        while True:
+            try:
+                chunk = os.read(fd, 65536)
+            except OSError:
+                chunk = b""
+            now = time.monotonic()
+            if chunk:
+                lines = splitter.feed(decoder.decode(chunk))
+            else:
+                lines = splitter.feed(decoder.decode(b"", final=True)) + splitter.flush()
+            for text in lines:
+                self._log("<", text)
+            with self._arrived:
+                for text in lines:
+                    if len(self._buffer) >= MAX_PENDING_LINES:
+                        self.dropped_lines += 1
+                    else:
+                        self._buffer.append(_Line(now, text))
+                if not chunk:
+                    self._output_ended = True
+                self._arrived.notify_all()
+            if not chunk:
+                with contextlib.suppress(OSError):
+                    stdout.close()
+                return
+
+    def _read_stderr(self) -> None:
+        stderr = self._process.stderr
+        assert stderr is not None
+        fd = stderr.fileno()
+        sink: IO[bytes] | None = None
+        written = 0
+        try:
+            while True:
+                try:
+                    chunk = os.read(fd, 65536)
+                except OSError:
+                    break
+                if not chunk:
+                    break
+                self.stderr_bytes += len(chunk)
+                if self._stderr_path is None or written >= self.stderr_limit:
+                    continue
+                if sink is None:
+                    sink = open(self._stderr_path, "ab")  # noqa: SIM115
+                piece = chunk[: self.stderr_limit - written]
+                sink.write(piece)
+                written += len(piece)
+                if written >= self.stderr_limit:
+                    sink.write(b"\n[stderr capped here; the rest was discarded]\n")
+                sink.flush()
+        finally:
+            if sink is not None:
+                sink.close()
+            with contextlib.suppress(OSError):
+                stderr.close()
+
+    # -- sending and receiving -------------------------------------------------------------
+
+    def _write(self, commands: Iterable[Command]) -> float:
+        """Write ``commands`` (CRLF, one flush) and return the monotonic time of the flush."""
+        if self._closed:
+            raise BrainClosed(self.name, "the brain was already ended or killed")
+        lines = [line for command in commands for line in command_lines(command)]
+        data = ("\r\n".join(lines) + "\r\n").encode("utf-8")
+        stdin = self._process.stdin
+        assert stdin is not None
+        try:
+            stdin.write(data)
+            stdin.flush()
+        except (BrokenPipeError, ValueError, OSError):
+            raise self._crashed(f"reading {lines[-1].split()[0]}") from None
+        flushed = time.monotonic()
+        for line in lines:
+            self._log(">", line)
+        return flushed
+
+    def _crashed(self, during: str) -> BrainCrashed:
+        """The error for a brain whose output ended; the tree is killed and reaped."""
+        code: int | None
+        try:
+            code = self._process.wait(timeout=1.0)
+        except subprocess.TimeoutExpired:
+            code = None
+        self._shutdown()
+        return BrainCrashed(self.name, code, during)
+
+    def _next_line(self, deadline: float) -> _Line | None:
+        """The next stdout line; ``None`` once output has ended and everything was read.
+
+        :raises queue.Empty: nothing arrived before ``deadline`` (monotonic seconds).
+        """
+        with self._arrived:
+            while not self._buffer:
+                if self._output_ended:
+                    return None
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise queue.Empty
+                self._arrived.wait(remaining)
+            return self._buffer.popleft()
+
+    def _discard_stale(self, before: float) -> None:
+        """Drop the lines that arrived before the request flushed at ``before``.
+
+        MESSAGE/DEBUG lines are kept for the next :class:`MoveResult`; a late ABOUT answer
+        is skipped; anything else is remembered in :attr:`stale_lines`.
+        """
+        with self._arrived:
+            while self._buffer and self._buffer[0].at < before:
+                text = self._buffer.popleft().text
+                reply = parse_reply(text)
+                if isinstance(reply, (MessageReply, DebugReply)):
+                    self._messages.append(text)
+                elif not isinstance(reply, EmptyReply) and not self._is_late_about(reply):
+                    self.stale_lines.append(text)
+
+    def _is_late_about(self, reply: Reply) -> bool:
+        """Whether ``reply`` is the answer to an ABOUT that timed out (consumed once)."""
+        if self._about_late and isinstance(reply, AboutReply) and reply.fields:
+            self._about_late = False
+            return True
+        return False
+
+    def _await(self, flushed: float, timeout: float, during: str, *, about: bool = False
+               ) -> tuple[Reply, _Line]:
+        """Wait for the first real reply line after ``flushed``.
+
+        MESSAGE/DEBUG/blank lines are collected, a late ABOUT answer is skipped once.
+
+        :raises queue.Empty: nothing came in ``timeout`` seconds (the caller decides).
+        :raises BrainCrashed: the output ended.
+        """
+        deadline = flushed + timeout
+        while True:
+            item = self._next_line(deadline)
+            if item is None:
+                raise self._crashed(during)
+            reply = parse_reply(item.text, about=about)
+            if isinstance(reply, (MessageReply, DebugReply)):
+                self._messages.append(item.text)
+            elif not isinstance(reply, EmptyReply) and (about or not self._is_late_about(reply)):
+                if item.at > deadline:
+                    # Queued in time but read late by the reader thread: the stamp counts.
+                    raise queue.Empty
+                return reply, item
+
+    def _request(self, commands: Sequence[Command], timeout: float, during: str, *,
+                 about: bool = False) -> tuple[Reply, _Line, float]:
+        """Send ``commands`` and return the reply, its line and the flush time.
+
+        A timeout kills the tree (except for ABOUT, see :meth:`about`).
+
+        :raises BrainRefused: for ``ERROR``/``UNKNOWN``.
+        """
+        if self._closed:
+            raise BrainClosed(self.name, "the brain was already ended or killed")
+        with self._arrived:
+            ended = self._output_ended and not self._buffer
+        if ended:
+            raise self._crashed(during)
+        flushed = self._write(commands)
+        self._discard_stale(flushed)
+        try:
+            reply, line = self._await(flushed, timeout, during, about=about)
+        except queue.Empty:
+            elapsed = time.monotonic() - flushed
+            if about:
+                self._about_late = True
+            else:
+                self._shutdown()
+            raise BrainTimeout(self.name, during, elapsed, timeout) from None
+        if isinstance(reply, (ErrorReply, UnknownReply)):
+            kind = "ERROR" if isinstance(reply, ErrorReply) else "UNKNOWN"
+            raise BrainRefused(self.name, kind, reply.text, during)
+        return reply, line, flushed
+
+    def _take_messages(self) -> tuple[str, ...]:
+        messages, self._messages = tuple(self._messages), []
+        return messages
+
+    def _expect_ok(self, commands: Sequence[Command], timeout: float, during: str) -> float:
+        reply, line, flushed = self._request(commands, timeout, during)
+        if not isinstance(reply, OkReply):
+            raise BrainProtocolError(self.name, line.text, f"expected OK while {during}")
+        return line.at - flushed
+
+    # -- handshake ---------------------------------------------------------------------------
+
+    def about(self, timeout: float = 2.0) -> AboutReply:
+        """Send ``ABOUT`` and return the answer (free text gives empty ``fields``).
+
+        The brain's :attr:`name` becomes the ABOUT ``name`` unless :meth:`spawn` got one.
+        On timeout the brain is *not* killed (ABOUT is informational): one late line of
+        ``key="value"`` pairs is skipped when it arrives.
+
+        :raises BrainTimeout: no answer within ``timeout`` seconds.
+        :raises BrainRefused: the brain answered ``UNKNOWN``/``ERROR``.
+        :raises BrainProtocolError: a move, ``OK`` or similar instead of the answer.
+        :raises BrainCrashed: the brain exited.
+        """
+        reply, line, _ = self._request([About()], timeout, "answering ABOUT", about=True)
+        if not isinstance(reply, AboutReply):
+            raise BrainProtocolError(self.name, line.text, "expected the ABOUT answer")
+        if reply.name and not self._fixed_name:
+            self.name = reply.name
+        return reply
+
+    def start(
+        self,
+        width: int,
+        height: int | None = None,
+        *,
+        rule: int = 0,
+        timeout_turn_ms: int = 0,
+        timeout_match_ms: int = 0,
+        max_memory: int = 0,
+        game_type: int = 1,
+        folder: str | None = None,
+        info: Mapping[str, str] | None = None,
+        timeout: float = 10.0,
+    ) -> float:
+        """Start a game: ``START`` (or ``RECTSTART``), wait for ``OK``, then send the INFOs.
+
+        Sends, in GomocupJudge's order, ``INFO timeout_turn``, ``timeout_match``,
+        ``max_memory``, ``game_type``, ``rule``, then ``folder`` if given and every
+        ``info`` item (``INFO key value``, keys lower-cased). Calling it again on the same
+        process starts a new game (c-gomoku-cli does this); the tracked position is reset.
+
+        :returns: seconds until ``OK``.
+        :raises BrainRefused: ``ERROR`` (e.g. unsupported size) or ``UNKNOWN``
+            (``RECTSTART`` not implemented).
+        :raises BrainProtocolError: another line instead of ``OK``.
+        :raises BrainTimeout: no ``OK`` within ``timeout`` s (the tree is killed).
+        :raises BrainCrashed: the brain exited.
+        """
+        height = width if height is None else height
+        command: Command = Start(width) if width == height else RectStart(width, height)
+        took = self._expect_ok([command], timeout, f"answering {command_lines(command)[0]}")
+        self.width, self.height = width, height
+        self._known = None
+        infos = [
+            Info(InfoKey.TIMEOUT_TURN, str(timeout_turn_ms)),
+            Info(InfoKey.TIMEOUT_MATCH, str(timeout_match_ms)),
+            Info(InfoKey.MAX_MEMORY, str(max_memory)),
+            Info(InfoKey.GAME_TYPE, str(game_type)),
+            Info(InfoKey.RULE, str(rule)),
+        ]
+        if folder is not None:
+            infos.append(Info(InfoKey.FOLDER, folder))
+        infos += [Info(key, value) for key, value in (info or {}).items()]
+        self._write(infos)
+        return took
+
+    def info(self, key: str, value: str | int) -> None:
+        """Send one ``INFO key value`` (never answered)."""
+        self._write([Info(key, str(value))])
+
+    def restart(self, timeout: float = 10.0) -> float:
+        """``RESTART`` (same board size, empty board); returns seconds until ``OK``.
+
+        :raises BrainRefused: ``UNKNOWN`` (RESTART is optional: start a fresh process or
+            send :meth:`start` instead) or ``ERROR``.
+        """
+        self._require_started("RESTART")
+        took = self._expect_ok([Restart()], timeout, "answering RESTART")
+        self._known = None
+        return took
+
+    def takeback(self, x: int, y: int, timeout: float = 10.0) -> float:
+        """``TAKEBACK x,y`` (optional command); returns seconds until ``OK``.
+
+        The tracked position forgets the square, so the next :meth:`play` sends ``BOARD``
+        unless it was the last stone.
+        """
+        self._require_started("TAKEBACK")
+        took = self._expect_ok([Takeback(x, y)], timeout, f"answering TAKEBACK {x},{y}")
+        if self._known:
+            if self._known[-1] == (x, y):
+                self._known.pop()
+            else:
+                self._known = None
+        return took
+
+    def _require_started(self, what: str) -> tuple[int, int]:
+        if self.width is None or self.height is None:
+            raise BrainClosed(self.name, f"{what} before START: call start() first")
+        return self.width, self.height
+
+    # -- moves -------------------------------------------------------------------------------
+
+    def play(
+        self,
+        moves: Sequence[tuple[int, int]],
+        *,
+        time_left_ms: int | None = None,
+        timeout: float,
+    ) -> MoveResult:
+        """Ask for the next move of the game whose stones so far are ``moves``.
+
+        ``moves`` are in play order, black first; the brain plays the side to move. Sends
+        ``INFO time_left`` (if given), then ``BEGIN`` on an empty board the brain has not
+        seen stones on, ``TURN x,y`` if the brain knows all of ``moves`` but the last,
+        else ``BOARD``. ``timeout`` (seconds, tolerance included) runs from the flush of the
+        move request.
+
+        :raises BrainTimeout: no move in time (the tree is killed).
+        :raises BrainCrashed: the brain exited.
+        :raises BrainRefused: ``ERROR``/``UNKNOWN`` instead of a move.
+        :raises BrainProtocolError: a line that is not a move.
+        :raises IllegalMove: a move off the board or on an occupied square.
+        """
+        position = [Point(*m) for m in moves]
+        known = self._known
+        if not position and not known:
+            return self._move(position, Begin(), time_left_ms, timeout)
+        if known is not None and known == position[:-1]:
+            return self._move(position, Turn(*position[-1]), time_left_ms, timeout)
+        return self.board(position, time_left_ms=time_left_ms, timeout=timeout)
+
+    def begin(self, *, time_left_ms: int | None = None, timeout: float) -> MoveResult:
+        """``BEGIN``: the brain plays the first move on an empty board."""
+        return self._move([], Begin(), time_left_ms, timeout)
+
+    def turn(self, moves: Sequence[tuple[int, int]], *, time_left_ms: int | None = None,
+             timeout: float) -> MoveResult:
+        """``TURN x,y`` with the last of ``moves``; the brain is assumed to know the others.
+
+        Use it in a game the brain has followed; :meth:`play` picks the command itself.
+
+        :raises ValueError: ``moves`` is empty.
+        """
+        if not moves:
+            raise ValueError("turn() needs at least the opponent's move")
+        position = [Point(*m) for m in moves]
+        return self._move(position, Turn(*position[-1]), time_left_ms, timeout)
+
+    def board(self, moves: Sequence[tuple[int, int]], *, time_left_ms: int | None = None,
+              timeout: float) -> MoveResult:
+        """``BOARD`` with all of ``moves`` (possibly none); field 1 is the side to move."""
+        position = [Point(*m) for m in moves]
+        me = len(position) % 2
+        stones = tuple(Stone(x, y, Field.OWN if i % 2 == me else Field.OPPONENT)
+                       for i, (x, y) in enumerate(position))
+        return self._move(position, Board(stones), time_left_ms, timeout)
+
+    def _move(self, position: list[Point], command: Command, time_left_ms: int | None,
+              timeout: float) -> MoveResult:
+        width, height = self._require_started("a move request")
+        word = command_lines(command)[0].split()[0]
+        prefix = [] if time_left_ms is None else [Info(InfoKey.TIME_LEFT, str(time_left_ms))]
+        self._known = None  # unknown until the brain has answered
+        during = f"thinking on {word} (move {len(position) + 1})"
+        reply, line, flushed = self._request([*prefix, command], timeout, during)
+        if isinstance(reply, SuggestReply):
+            # Piskvork answers SUGGEST with PLAY of the same move; the window keeps running.
+            self._write([Play(reply.x, reply.y)])
+            try:
+                reply, line = self._await(flushed, timeout, during)
+            except queue.Empty:
+                self._shutdown()
+                raise BrainTimeout(self.name, during, time.monotonic() - flushed,
+                                   timeout) from None
+        if not isinstance(reply, MoveReply):
+            raise BrainProtocolError(self.name, line.text, f"expected a move 'x,y' while {during}")
+        point = reply.point
+        if not (0 <= point.x < width and 0 <= point.y < height):
+            raise IllegalMove(self.name, point, f"off the {width}x{height} board")
+        if point in position:
+            raise IllegalMove(self.name, point, "the square is occupied")
+        self._known = [*position, point]
+        return MoveResult(point, (line.at - flushed) * 1000.0, word, self._take_messages())
