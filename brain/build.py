@@ -1,0 +1,144 @@
+"""Build pbrain-zero with PyInstaller and pack a Gomocup submission archive.
+
+``python -m brain.build`` makes, under ``dist/``:
+
+* ``onedir/pbrain-zero/``: the one-folder build (``pbrain-zero`` or ``pbrain-zero.exe``
+  next to an ``_internal`` folder with Python, numpy and the weights). One process, no
+  unpacking at start-up: this is what the archive ships.
+* ``onefile/pbrain-zero``: the one-file build. It unpacks itself into a temporary folder
+  at every start and runs Python in a child process, which costs start-up time and
+  counts twice against Gomocup's memory limit; it is built for users who want one file.
+* ``gomocup/pbrain-zero.zip``: the one-folder build with the executable at the root of
+  the zip, as Gomocup requires.
+
+The build excludes torch and the training package: the play path runs the network with
+numpy. Run it on Windows to get ``pbrain-zero.exe`` (PyInstaller does not cross-compile).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+from brain import __version__
+
+ROOT = Path(__file__).resolve().parents[1]
+NAME = "pbrain-zero"
+#: Modules the brain never needs at play time; excluding them keeps the archive small.
+EXCLUDED_MODULES = (
+    "torch", "brain.train", "brain.build", "PyInstaller", "tkinter", "unittest", "pydoc",
+    "doctest", "pytest", "pexpect", "tabulate", "arena", "setuptools", "pip",
+    "ssl", "_ssl", "_hashlib", "asyncio", "multiprocessing", "email", "http", "xml",
+    "xmlrpc", "sqlite3", "lzma", "_lzma", "bz2", "_bz2", "decimal", "_decimal", "curses",
+    "numpy.f2py", "numpy.testing", "numpy.distutils",
+)
+
+#: Modules imported from compiled code, which PyInstaller's analysis cannot see.
+HIDDEN_IMPORTS = ("secrets",)
+
+
+def executable_name() -> str:
+    """``pbrain-zero.exe`` on Windows, ``pbrain-zero`` elsewhere."""
+    return NAME + (".exe" if sys.platform == "win32" else "")
+
+
+def weight_files() -> list[Path]:
+    """The network weights shipped inside the build."""
+    return sorted((ROOT / "weights").glob("*.npz"))
+
+
+def pyinstaller_args(mode: str, dist: Path, work: Path) -> list[str]:
+    """PyInstaller command-line arguments for a ``onedir`` or ``onefile`` build."""
+    if mode not in ("onedir", "onefile"):
+        raise ValueError(f"build mode must be 'onedir' or 'onefile', not {mode!r}")
+    args = [
+        str(ROOT / "brain" / "__main__.py"),
+        "--name", NAME,
+        f"--{mode}",
+        "--console",  # Gomocup managers talk to a console program over pipes
+        "--noconfirm",
+        "--clean",
+        "--distpath", str(dist / mode),
+        "--workpath", str(work / mode),
+        "--specpath", str(work / mode),
+        "--paths", str(ROOT),
+    ]
+    for module in EXCLUDED_MODULES:
+        args += ["--exclude-module", module]
+    for module in HIDDEN_IMPORTS:
+        args += ["--hidden-import", module]
+    for path in weight_files():
+        args += ["--add-data", f"{path}{os.pathsep}weights"]
+    return args
+
+
+def build(mode: str, dist: Path, work: Path) -> Path:
+    """Run PyInstaller; returns the built executable's path."""
+    import PyInstaller.__main__
+
+    PyInstaller.__main__.run(pyinstaller_args(mode, dist, work))
+    exe = dist / mode / (NAME if mode == "onedir" else "") / executable_name()
+    if not exe.is_file():
+        raise RuntimeError(f"PyInstaller finished but {exe} is missing: see its log above")
+    if mode == "onedir":
+        strip_interpreter(exe.parent)
+    return exe
+
+
+def strip_interpreter(folder: Path) -> None:
+    """Drop debugging symbols from the bundled libpython, where a ``strip`` tool exists.
+
+    Only libpython: numpy's bundled OpenBLAS was rewritten by auditwheel and no longer
+    loads once stripped (PyInstaller's ``--strip`` breaks it for that reason).
+    """
+    strip = shutil.which("strip")
+    if strip is None or sys.platform == "win32":
+        return
+    for library in folder.rglob("libpython*.so*"):
+        subprocess.run([strip, "--strip-debug", str(library)], check=True)
+
+
+def pack_submission(onedir: Path, archive: Path) -> Path:
+    """Zip the one-folder build with the executable at the archive's root."""
+    archive.parent.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(archive, "w", compression=zipfile.ZIP_DEFLATED,
+                         compresslevel=9) as zf:
+        for path in sorted(onedir.rglob("*")):
+            if path.is_file():
+                info = zipfile.ZipInfo.from_file(path, path.relative_to(onedir).as_posix())
+                info.compress_type = zipfile.ZIP_DEFLATED
+                zf.writestr(info, path.read_bytes(), compresslevel=9)
+    return archive
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m brain.build", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--mode", choices=("onedir", "onefile", "both"), default="both",
+                        help="which build to make (default: both)")
+    parser.add_argument("--dist", type=Path, default=ROOT / "dist", help="output folder")
+    parser.add_argument("--work", type=Path, default=ROOT / "build",
+                        help="PyInstaller's work folder")
+    args = parser.parse_args(argv)
+    if not weight_files():
+        print("warning: weights/ holds no .npz file; the build will play without a network",
+              file=sys.stderr)
+    modes = ("onedir", "onefile") if args.mode == "both" else (args.mode,)
+    for mode in modes:
+        exe = build(mode, args.dist, args.work)
+        print(f"{mode}: {exe}")
+        if mode == "onedir":
+            archive = pack_submission(exe.parent, args.dist / "gomocup" / f"{NAME}.zip")
+            size = archive.stat().st_size / 1e6
+            print(f"submission archive: {archive} ({size:.1f} MB), version {__version__}")
+    shutil.rmtree(args.work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
