@@ -13,7 +13,8 @@ a four (VCF) or a four or an open three (VCT), under the board's rule:
   that would complete them is itself legal.
 
 The depth is the number of attacker moves (``max_attacks``), searched by iterative
-deepening so that the shortest win is found; a move that makes a straight four while the
+deepening (one by one up to 4, then in steps growing by half) so that short wins are found
+first; a move that makes a straight four while the
 defender has no four to answer with wins outright and is not counted (so a line ending
 in a four-three costs what the four-three costs, as in the usual problem counts). A
 transposition table keyed by the Zobrist hash keeps proven wins (with their lines) and
@@ -28,6 +29,7 @@ from __future__ import annotations
 
 import enum
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -35,6 +37,8 @@ import numpy as np
 from brain.board import Board
 from brain.patterns import Threat
 from brain.tactics import (
+    BLOCK4,
+    FLEX4,
     cells_with,
     empty_mask,
     five_cells,
@@ -152,7 +156,7 @@ class ThreatSolver:
         history, to_move = len(board.history), board.to_move
         status, line, depth = Status.NO_WIN, (), 0
         try:
-            for attacks in range(1, limit + 1):
+            for attacks in _depths(limit):
                 search.limited = False
                 found = search.attack(attacks, mode)
                 if found is not None:
@@ -168,6 +172,17 @@ class ThreatSolver:
                 board.undo()
             board.to_move = to_move
         return SolveResult(status, line, depth, search.nodes, time.monotonic() - start)
+
+
+def _depths(limit: int) -> Iterator[int]:
+    """Attack limits of the iterative deepening: one by one up to 4, then growing by
+    half each step (a deep VCF would otherwise be searched again at every depth),
+    always ending at ``limit``."""
+    depth = 1
+    while depth < limit:
+        yield depth
+        depth = depth + 1 if depth < 4 else depth + depth // 2
+    yield limit
 
 
 class _Search:
@@ -264,9 +279,9 @@ class _Search:
         answer it with (checked after the defender's fives), else None."""
         board, attacker = self.board, self.attacker
         empty = empty_mask(board)
-        if np.any((board.threats[self.defender] >= Threat.BLOCK4) & empty):
+        if np.any((board.threats[self.defender] >= BLOCK4) & empty):
             return None
-        if not np.any((board.threats[attacker] == Threat.FLEX4) & empty):
+        if not np.any((board.threats[attacker] == FLEX4) & empty):
             return None
         for point in open_four_points(board, attacker):
             if makes_straight_four(board, attacker, point):
@@ -278,12 +293,11 @@ class _Search:
         (the longest such line), or None if some defence holds."""
         self._visit()
         board, attacker, defender = self.board, self.attacker, self.defender
-        if five_cells(board, defender):
-            return None
+        # The defender has no five: every attacker node blocks the defender's fives.
         fives = five_cells(board, attacker)
         if len(fives) > 1:
             replies = [cell for cell in fives
-                       if board.threats[defender, cell] >= Threat.BLOCK4
+                       if board.threats[defender, cell] >= BLOCK4
                        and is_legal(board, defender, cell)]
         elif fives:
             if not is_legal(board, defender, fives[0]):

@@ -17,7 +17,11 @@ from brain.forbidden import forbidden_kind
 from brain.patterns import HALF, Pattern, Threat
 
 #: Threats that may hide a renju foul for black (4-4, 3-3, or a four beside two threes).
-_FOUL_PRONE = (Threat.FLEX3_2X, Threat.BLOCK4_FLEX3, Threat.FLEX4)
+_FOUL_PRONE = (int(Threat.FLEX3_2X), int(Threat.BLOCK4_FLEX3), int(Threat.FLEX4))
+# Plain ints: comparing a numpy array with an IntEnum member is several times slower.
+FIVE, FLEX4, BLOCK4 = int(Threat.FIVE), int(Threat.FLEX4), int(Threat.BLOCK4)
+_OVERLINE, _LINE_FLEX4, _LINE_BLOCK4 = int(Pattern.OVERLINE), int(Pattern.FLEX4), int(
+    Pattern.BLOCK4)
 
 
 def empty_mask(board: Board) -> np.ndarray:
@@ -41,7 +45,7 @@ def legal_mask(board: Board, color: Color, cells: np.ndarray) -> np.ndarray:
         return ok
     lines = board.patterns[Color.BLACK].reshape(4, board.size)[:, cells]
     suspect = np.isin(board.threats[Color.BLACK, cells], _FOUL_PRONE)
-    suspect |= (lines == Pattern.OVERLINE).any(axis=0)
+    suspect |= (lines == _OVERLINE).any(axis=0)
     for k in np.flatnonzero(suspect).tolist():
         ok[k] = forbidden_kind(board, int(cells[k])) is None
     return ok
@@ -54,7 +58,7 @@ def cells_with(board: Board, color: Color, low: Threat, high: Threat = Threat.FI
     With ``legal`` (the default) renju fouls of black are left out.
     """
     threats = board.threats[color]
-    cells = np.flatnonzero((threats >= low) & (threats <= high) & empty_mask(board))
+    cells = np.flatnonzero((threats >= int(low)) & (threats <= int(high)) & empty_mask(board))
     if len(cells) > 1:
         cells = cells[np.argsort(-threats[cells].astype(np.int16), kind="stable")]
     if legal:
@@ -64,7 +68,7 @@ def cells_with(board: Board, color: Color, low: Threat, high: Threat = Threat.FI
 
 def five_cells(board: Board, color: Color) -> list[int]:
     """Empty cells where ``color`` makes a winning five (never a foul)."""
-    return board.winning_cells(color).tolist()
+    return np.flatnonzero((board.threats[color] == FIVE) & empty_mask(board)).tolist()
 
 
 def four_cells(board: Board, color: Color) -> list[int]:
@@ -86,7 +90,7 @@ def open_four_points(board: Board, color: Color) -> list[int]:
 def makes_straight_four(board: Board, color: Color, index: int) -> bool:
     """Whether ``color`` on the empty ``index`` makes an open four in one line."""
     size = board.size
-    return any(board.patterns[color, d * size + index] == Pattern.FLEX4 for d in range(4))
+    return any(board.patterns[color, d * size + index] == _LINE_FLEX4 for d in range(4))
 
 
 def line_cells(board: Board, index: int, direction: int, reach: int = HALF) -> list[int]:
@@ -121,7 +125,7 @@ def three_defences(board: Board, attacker: Color, points: list[int]) -> list[int
     candidates: set[int] = set(points)
     for point in points:
         for d in range(4):
-            if board.patterns[attacker, d * size + point] >= Pattern.BLOCK4:
+            if board.patterns[attacker, d * size + point] >= _LINE_BLOCK4:
                 candidates.update(line_cells(board, point, d))
     to_move = board.to_move
     defences: list[int] = []
@@ -129,7 +133,7 @@ def three_defences(board: Board, attacker: Color, points: list[int]) -> list[int
         if not is_legal(board, defender, cell):
             continue
         board.place(cell, defender)
-        still = bool(np.any((board.threats[attacker] == Threat.FLEX4) & empty_mask(board)))
+        still = bool(np.any((board.threats[attacker] == FLEX4) & empty_mask(board)))
         if still and attacker is Color.BLACK and board.rule.has_forbidden_moves:
             still = bool(open_four_points(board, attacker))
         board.undo()

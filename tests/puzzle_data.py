@@ -109,7 +109,8 @@ def freestyle_vcf_puzzles(every: int = 1) -> list[FreestyleVcf]:
             continue
         puzzle = puzzles[(label["collection"], label["index"])]
         board = lfz_board(puzzle, Rule.FREESTYLE)
-        moves = frozenset(parse_point(p, 15, 15) for p in label["freestyle_winning_first_moves"])
+        first_moves = label.get("freestyle_winning_first_moves") or ()
+        moves = frozenset(parse_point(p, 15, 15) for p in first_moves)
         out.append(
             FreestyleVcf(
                 f"{label['collection']}#{label['index']}",

@@ -1,0 +1,187 @@
+"""Threat-space solver: rule cases, budgets, and the quintet and lfz084 problem sets.
+
+Quintet VCT cases with a threat limit of 2 or 3 (mates 16 and 21-24) need threats that
+threaten a deeper VCF; the solver supports them (``threat_depth``) but they take minutes
+in Python, so only their negative variants run here (as three-only searches, which must
+find no win either) and the positives are left to ``bench/bench_solver.py``.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from puzzle_data import FreestyleVcf, QuintetMate, freestyle_vcf_puzzles, quintet_mates
+
+from brain.board import Board, Color
+from brain.rules import Rule
+from brain.solver import NoWinError, Status, ThreatSolver, solve_vcf, solve_vct
+from brain.tactics import five_cells, is_legal
+
+MATES = {mate.id.removeprefix("quintet-mate-"): mate for mate in quintet_mates()}
+#: Positives that need threats deeper than a three (threat limit 2-3): benchmark only.
+DEEP_THREAT_POSITIVES = {"16", "21", "22", "23", "24"}
+
+
+def make_board(black: list[tuple[int, int]], white: list[tuple[int, int]], to_move: Color,
+               rule: Rule = Rule.FREESTYLE, size: int = 15) -> Board:
+    board = Board(size, rule=rule)
+    for color, stones in ((Color.BLACK, black), (Color.WHITE, white)):
+        for x, y in stones:
+            board.place(board.index(x, y), color)
+    board.to_move = to_move
+    return board
+
+
+def assert_winning_line(board: Board, line: tuple[int, ...], vcf: bool) -> None:
+    """Replay ``line``: legal moves on empty cells, fours only for a VCF, forced blocks,
+    and a final position the defender cannot hold."""
+    attacker = board.to_move
+    defender = attacker.opponent
+    replay = board.copy()
+    for n, cell in enumerate(line):
+        assert replay.is_empty(cell)
+        if n % 2 == 0:
+            assert is_legal(replay, attacker, cell)
+            if replay.makes_five(cell, attacker):
+                assert n == len(line) - 1
+                return
+            if vcf:
+                assert replay.threats[attacker, cell] >= 8  # a four
+            replay.place(cell, attacker)
+        else:
+            fives = five_cells(replay, attacker)
+            assert not fives or cell in fives, "a defender facing a four must block it"
+            replay.place(cell, defender)
+    fives = five_cells(replay, attacker)
+    assert len(fives) >= 2 or (len(fives) == 1 and not is_legal(replay, defender, fives[0]))
+
+
+# -- rules ---------------------------------------------------------------------------------
+
+
+def test_white_four_on_a_black_foul_wins_in_renju_only() -> None:
+    # Black's (7,7) would be a double three; white's diagonal four made at (11,11) can only
+    # be blocked there (its other end is black).
+    black = [(5, 7), (6, 7), (7, 5), (7, 6), (6, 6), (12, 12), (0, 14)]
+    white = [(8, 8), (9, 9), (10, 10), (0, 0), (2, 0), (14, 0)]
+    renju = make_board(black, white, Color.WHITE, Rule.RENJU)
+    assert renju.is_forbidden(renju.index(7, 7))
+    result = solve_vcf(renju, max_attacks=1)
+    assert result.status is Status.WIN
+    assert result.line == (renju.index(11, 11),)
+    assert_winning_line(renju, result.line, vcf=True)
+    freestyle = make_board(black, white, Color.WHITE, Rule.FREESTYLE)
+    assert solve_vcf(freestyle, max_attacks=1).status is Status.NO_WIN
+
+
+def test_renju_black_never_wins_through_a_double_four() -> None:
+    # (7,7) makes two fours for black: a win in freestyle, a foul in renju.
+    black = [(4, 7), (5, 7), (6, 7), (7, 4), (7, 5), (7, 6)]
+    white = [(3, 7), (7, 3), (0, 0), (14, 14), (0, 14), (14, 0)]
+    freestyle = solve_vcf(make_board(black, white, Color.BLACK, Rule.FREESTYLE), 1)
+    assert freestyle.status is Status.WIN
+    assert freestyle.move == 7 * 15 + 7
+    renju = solve_vcf(make_board(black, white, Color.BLACK, Rule.RENJU), 1)
+    assert renju.status is Status.NO_WIN
+
+
+def test_exact_five_overline_is_no_win() -> None:
+    # XXX_XX: the gap makes six in a row, a win only where overlines win.
+    black = [(0, 7), (1, 7), (2, 7), (4, 7), (5, 7)]
+    white = [(0, 0), (2, 0), (4, 0), (6, 0), (14, 14)]
+    free = make_board(black, white, Color.BLACK, Rule.FREESTYLE)
+    assert solve_vcf(free, 1).line == (free.index(3, 7),)
+    exact = make_board(black, white, Color.BLACK, Rule.STANDARD)
+    assert solve_vcf(exact, 3).status is Status.NO_WIN
+
+
+def test_caro_five_blocked_at_both_ends_is_no_win() -> None:
+    # OXXXX_O: the gap makes a five that caro does not count (blocked at both ends).
+    black = [(1, 7), (2, 7), (3, 7), (4, 7)]
+    white = [(0, 7), (6, 7), (0, 0), (14, 14)]
+    free = make_board(black, white, Color.BLACK, Rule.FREESTYLE)
+    assert solve_vcf(free, 1).line == (free.index(5, 7),)
+    for rule in (Rule.CARO, Rule.CARO_STANDARD):
+        assert solve_vcf(make_board(black, white, Color.BLACK, rule), 3).status is Status.NO_WIN
+
+
+def test_defender_five_refutes_the_attack() -> None:
+    # Black has an open three, but white has a four: black must block, and has no VCF.
+    black = [(5, 7), (6, 7), (7, 7)]
+    white = [(0, 2), (1, 2), (2, 2), (3, 2)]
+    board = make_board(black, white, Color.BLACK)
+    assert solve_vcf(board, 5).status is Status.NO_WIN
+    # With white's four blocked the open three wins at once (a straight four is free).
+    board.place(board.index(4, 2), Color.BLACK)
+    board.to_move = Color.BLACK
+    result = solve_vcf(board, 1)
+    assert result.status is Status.WIN
+    assert result.line[0] in (board.index(4, 7), board.index(8, 7))
+
+
+def test_budget_gives_unknown_and_board_is_restored() -> None:
+    mate = MATES["01"]
+    board = mate.board
+    before = (bytes(board.cells), board.hash, list(board.history), board.to_move)
+    result = ThreatSolver().vcf(board, mate.max_attacks, max_nodes=20)
+    assert result.status is Status.UNKNOWN
+    with pytest.raises(NoWinError):
+        _ = result.move
+    past = ThreatSolver().vcf(board, mate.max_attacks, deadline=time.monotonic() - 1)
+    assert past.status in (Status.UNKNOWN, Status.WIN)
+    assert (bytes(board.cells), board.hash, list(board.history), board.to_move) == before
+
+
+def test_vct_threat_depth_must_be_non_negative() -> None:
+    with pytest.raises(ValueError):
+        solve_vct(MATES["10"].board, 4, threat_depth=-1)
+
+
+# -- quintet (renju) -----------------------------------------------------------------------
+
+
+def check_mate(mate: QuintetMate, threat_depth: int, budget: float) -> None:
+    deadline = time.monotonic() + budget
+    if mate.vct:
+        result = solve_vct(mate.board, mate.max_attacks, threat_depth, deadline=deadline)
+    else:
+        result = solve_vcf(mate.board, mate.max_attacks, deadline=deadline)
+    assert result.status is (Status.WIN if mate.proven else Status.NO_WIN), result
+    if mate.proven:
+        assert_winning_line(mate.board, result.line, vcf=not mate.vct)
+        if len(mate.solutions) == 1 and not mate.vct:
+            assert result.line[0] == mate.solutions[0][0]
+
+
+@pytest.mark.parametrize("mate_id", [k for k, m in MATES.items() if not m.vct])
+def test_quintet_vcf(mate_id: str) -> None:
+    # Includes the 145-ply VCF (mate 05, about 2 s here).
+    check_mate(MATES[mate_id], 0, budget=30)
+
+
+@pytest.mark.parametrize(
+    "mate_id", [k for k, m in MATES.items() if m.vct and k not in DEEP_THREAT_POSITIVES]
+)
+def test_quintet_vct_with_threes(mate_id: str) -> None:
+    check_mate(MATES[mate_id], 0, budget=20)
+
+
+@pytest.mark.parametrize("mate_id", ["10", "11"])
+def test_quintet_vct_with_vcf_threats(mate_id: str) -> None:
+    check_mate(MATES[mate_id], MATES[mate_id].threat_depth, budget=20)
+
+
+# -- lfz084 VCF puzzles under freestyle ----------------------------------------------------
+
+#: Every 20th labelled puzzle: 104 positions, 68 with a VCF and 36 without.
+SAMPLE = freestyle_vcf_puzzles(every=20)
+
+
+@pytest.mark.parametrize("puzzle", SAMPLE, ids=[p.name for p in SAMPLE])
+def test_lfz084_freestyle_vcf(puzzle: FreestyleVcf) -> None:
+    result = solve_vcf(puzzle.board, deadline=time.monotonic() + 15)
+    assert result.status is (Status.WIN if puzzle.has_vcf else Status.NO_WIN), result
+    if puzzle.has_vcf:
+        assert result.move in puzzle.winning_first_moves
+        assert_winning_line(puzzle.board, result.line, vcf=True)
