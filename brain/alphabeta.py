@@ -196,9 +196,9 @@ class AlphaBetaEngine:
         if own is not None:
             return self._info("vcf", own[0], WIN - len(own), 0, start, own)
         if config.defend_nodes:
-            moves = self._defend_vcf(board, moves, start + 0.25 * budget)
+            moves = self._defend_vcf(board, moves, start + 0.2 * budget)
         if config.vct_nodes:
-            own = self._solve(board, True, config.vct_nodes, start + 0.35 * budget)
+            own = self._solve(board, True, config.vct_nodes, start + 0.3 * budget)
             if own is not None:
                 return self._info("vct", own[0], WIN - len(own), 0, start, own)
         if not root.forced:
@@ -286,8 +286,11 @@ class AlphaBetaEngine:
             moves = [best] + [m for m in moves if m != best]
             if abs(score) >= WIN_BOUND:
                 break
+            # The next iteration takes a few times longer than this one; an unfinished
+            # one still helps (its first move is this one's best), so go on until
+            # half the time is spent.
             elapsed = time.monotonic() - start
-            if self.config.time_managed and elapsed > 0.3 * (self._deadline - start):
+            if self.config.time_managed and elapsed > 0.5 * (self._deadline - start):
                 break
         return self._info("search", best, score, depth, start, self._pv(board, best))
 

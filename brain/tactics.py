@@ -110,6 +110,12 @@ def line_cells(board: Board, index: int, direction: int, reach: int = HALF) -> l
     return out
 
 
+#: Defence sets already computed, by (hash, attacker, width, height, rule); searches
+#: meet the same positions again and again (iterations, transpositions).
+_DEFENCES: dict[tuple[int, int, int, int, int], tuple[int, ...]] = {}
+_DEFENCES_LIMIT = 200_000
+
+
 def three_defences(board: Board, attacker: Color, points: list[int]) -> list[int]:
     """The real defences against ``attacker``'s open-four ``points``.
 
@@ -117,9 +123,14 @@ def three_defences(board: Board, attacker: Color, points: list[int]) -> list[int
     A defence is an empty cell, legal for the defender, after which the attacker has no
     open-four point left. Candidates are the points themselves and the empty cells on
     their threat lines within five (an overline or caro end point may lie five away);
-    each is verified by playing it. The defender's own fours, which also answer a three
-    by forcing, are not included: callers add :func:`four_cells` of the defender.
+    each is verified by playing it, and the answer is remembered for the position. The
+    defender's own fours, which also answer a three by forcing, are not included:
+    callers add :func:`four_cells` of the defender.
     """
+    key = (board.hash, int(attacker), board.width, board.height, int(board.rule))
+    known = _DEFENCES.get(key)
+    if known is not None:
+        return list(known)
     defender = attacker.opponent
     size = board.size
     candidates: set[int] = set(points)
@@ -140,4 +151,7 @@ def three_defences(board: Board, attacker: Color, points: list[int]) -> list[int
         if not still:
             defences.append(cell)
     board.to_move = to_move
+    if len(_DEFENCES) >= _DEFENCES_LIMIT:
+        _DEFENCES.clear()
+    _DEFENCES[key] = tuple(defences)
     return defences
