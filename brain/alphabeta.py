@@ -50,7 +50,7 @@ WIN = 1_000_000
 #: Scores beyond this are wins or losses found by search.
 WIN_BOUND = WIN - 10_000
 #: Nodes between two looks at the clock and the stop flag.
-CLOCK_INTERVAL = 256
+CLOCK_INTERVAL = 16
 #: Plies of fours and blocks the quiescence search may add.
 QUIESCENCE_PLIES = 6
 
@@ -165,7 +165,7 @@ class AlphaBetaEngine:
             self._game = game
         self._root_board, self._stop, self._nodes = board, stop, 0
         budget = max(0.0, deadline - start)
-        self._deadline = deadline - min(0.05, 0.1 * budget)
+        self._deadline = deadline - min(0.05, 0.2 * budget)
         self._killers.clear()
         self._history.clear()
         history, to_move = len(board.history), board.to_move
@@ -221,9 +221,9 @@ class AlphaBetaEngine:
             return None
         until = min(until, self._deadline)
         if vct:
-            result = self.solver.vct(board, deadline=until, max_nodes=nodes)
+            result = self.solver.vct(board, deadline=until, max_nodes=nodes, stop=self._stop)
         else:
-            result = self.solver.vcf(board, deadline=until, max_nodes=nodes)
+            result = self.solver.vcf(board, deadline=until, max_nodes=nodes, stop=self._stop)
         self._nodes += result.nodes
         return result.line if result.status is Status.WIN else None
 

@@ -28,6 +28,7 @@ merely delay and are not tried), as in most VCF solvers.
 from __future__ import annotations
 
 import enum
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -51,8 +52,8 @@ from brain.tactics import (
     three_defences,
 )
 
-#: Nodes between two looks at the clock.
-CLOCK_INTERVAL = 256
+#: Nodes between two looks at the clock and the stop flag.
+CLOCK_INTERVAL = 32
 #: Failure proven for every depth: the search below it met no limit.
 _EXHAUSTIVE = 1 << 30
 #: The search mode of a VCF (a VCT's mode is its threat depth, 0 or more).
@@ -122,17 +123,20 @@ class ThreatSolver:
         self._fails.clear()
 
     def vcf(self, board: Board, max_attacks: int | None = None,
-            deadline: float | None = None, max_nodes: int | None = None) -> SolveResult:
+            deadline: float | None = None, max_nodes: int | None = None,
+            stop: threading.Event | None = None) -> SolveResult:
         """Search a win by continuous fours for ``board.to_move``.
 
         ``max_attacks`` bounds the attacker moves (None: no bound), ``deadline`` is a
-        :func:`time.monotonic` time and ``max_nodes`` a node budget; when either runs out
-        the result is :attr:`Status.UNKNOWN`. The board is left as it was.
+        :func:`time.monotonic` time and ``max_nodes`` a node budget; when either runs out,
+        or ``stop`` is set, the result is :attr:`Status.UNKNOWN`. The board is left as it
+        was.
         """
-        return self._solve(board, _VCF, max_attacks, deadline, max_nodes)
+        return self._solve(board, _VCF, max_attacks, deadline, max_nodes, stop)
 
     def vct(self, board: Board, max_attacks: int | None = None, threat_depth: int = 0,
-            deadline: float | None = None, max_nodes: int | None = None) -> SolveResult:
+            deadline: float | None = None, max_nodes: int | None = None,
+            stop: threading.Event | None = None) -> SolveResult:
         """Search a win by continuous threats for ``board.to_move``.
 
         As :meth:`vcf`, and besides fours the attacker may play *threats*: moves after
@@ -144,15 +148,16 @@ class ThreatSolver:
         """
         if threat_depth < 0:
             raise ValueError(f"threat_depth must be 0 or more, not {threat_depth}")
-        return self._solve(board, threat_depth, max_attacks, deadline, max_nodes)
+        return self._solve(board, threat_depth, max_attacks, deadline, max_nodes, stop)
 
     def _solve(self, board: Board, mode: int, max_attacks: int | None,
-               deadline: float | None, max_nodes: int | None) -> SolveResult:
+               deadline: float | None, max_nodes: int | None,
+               stop: threading.Event | None) -> SolveResult:
         if len(self._wins) + len(self._fails) > self.max_entries:
             self.clear()
         start = time.monotonic()
         limit = max_attacks if max_attacks is not None else board.size
-        search = _Search(self, board, deadline, max_nodes)
+        search = _Search(self, board, deadline, max_nodes, stop)
         history, to_move = len(board.history), board.to_move
         status, line, depth = Status.NO_WIN, (), 0
         try:
@@ -192,12 +197,13 @@ class _Search:
     """
 
     def __init__(self, solver: ThreatSolver, board: Board, deadline: float | None,
-                 max_nodes: int | None) -> None:
+                 max_nodes: int | None, stop: threading.Event | None) -> None:
         self.board = board
         self.attacker = board.to_move
         self.defender = board.to_move.opponent
         self.deadline = deadline
         self.max_nodes = max_nodes
+        self.stop = stop
         self.nodes = 0
         #: Whether the search since the flag was cleared stopped anywhere at a limit.
         self.limited = False
@@ -208,8 +214,10 @@ class _Search:
         self.nodes += 1
         if self.max_nodes is not None and self.nodes > self.max_nodes:
             raise _OutOfBudget
-        if (self.deadline is not None and self.nodes % CLOCK_INTERVAL == 0
-                and time.monotonic() > self.deadline):
+        if self.nodes % CLOCK_INTERVAL == 0 and (
+            (self.deadline is not None and time.monotonic() > self.deadline)
+            or (self.stop is not None and self.stop.is_set())
+        ):
             raise _OutOfBudget
 
     def attack(self, remaining: int, mode: int) -> tuple[int, ...] | None:
