@@ -20,13 +20,14 @@ capped at :attr:`BrainProcess.stderr_limit` bytes, or discarded), so a brain flo
 stderr never blocks. ``MESSAGE``/``DEBUG``/blank lines are collected (returned with the
 reply they preceded) and never taken as replies.
 
-**Timing.** The manager measures every reply itself: from the moment the request was
-flushed to the moment the reply line was read, in wall-clock (monotonic) time.
+**Timing.** The manager measures every reply itself: from the moment the request is written
+(and flushed, in one system call) to the moment the reply line was read by the reader
+thread, in wall-clock (monotonic) time.
 
 **Late replies** (the pygomo-lib defect). A request that times out *kills the brain's
 process tree*: the move is lost anyway (a time loss in every Gomocup manager), and without
 request ids in the protocol a late reply could otherwise be read as the answer to the next
-request. Besides, every request first discards lines that arrived before it was flushed
+request. Besides, every request first discards lines that arrived before it was sent
 (kept in :attr:`BrainProcess.stale_lines`), so an extra line written after a reply is never
 read as the next answer either. The one exception is ABOUT: a brain that does not answer it
 in time keeps running, and one late line of ``key="value"`` pairs is then skipped.
@@ -166,7 +167,7 @@ class BrainCrashed(BrainError):
 class BrainTimeout(BrainError):
     """No reply in time; the brain's process tree has been killed.
 
-    :ivar elapsed_s: seconds waited since the request was flushed.
+    :ivar elapsed_s: seconds waited since the request was sent.
     :ivar limit_s: the allowed time (tolerance included).
     """
 
@@ -267,8 +268,9 @@ def tree_rss(session_id: int) -> int:
     return total
 
 
-def kill_tree(process: subprocess.Popen[bytes]) -> None:
-    """SIGKILL ``process``, its process group and its session (the whole brain tree).
+def kill_tree(process: subprocess.Popen[bytes], wait: float = 1.0) -> None:
+    """SIGKILL ``process``, its process group and its session (the whole brain tree), and
+    wait up to ``wait`` seconds for the session to be empty.
 
     The group is signalled only while it can still be ours: the process has not been
     reaped, or members of its session are still alive (then its id cannot be reused).
@@ -287,6 +289,12 @@ def kill_tree(process: subprocess.Popen[bytes]) -> None:
     if process.returncode is None:
         with contextlib.suppress(OSError):
             process.kill()
+    deadline = time.monotonic() + wait
+    with contextlib.suppress(OSError):
+        while members and time.monotonic() < deadline:
+            time.sleep(0.01)
+            process.poll()  # reap the brain itself; orphans are reaped by init
+            members = session_pids(pid)
 
 
 # --------------------------------------------------------------------------------------------
@@ -298,7 +306,7 @@ class MoveResult:
     """A move the brain played.
 
     :ivar point: the square, checked to be on the board and empty.
-    :ivar elapsed_ms: wall time from flushing the request to reading the reply.
+    :ivar elapsed_ms: wall time from writing the request to reading the reply.
     :ivar command: the request word sent: ``"BEGIN"``, ``"TURN"`` or ``"BOARD"``.
     :ivar messages: ``MESSAGE``/``DEBUG`` lines (raw text) received since the previous
         request, in order.
@@ -465,22 +473,28 @@ class BrainProcess:
         """The exit status once the process has ended (negative: killed by that signal)."""
         return self._process.poll()
 
-    def close(self, grace: float = END_GRACE_S) -> float | None:
+    def close(self, grace: float = END_GRACE_S, *, end: bool = True) -> float | None:
         """Send ``END``, wait up to ``grace`` seconds for the exit, then kill the tree.
 
-        The whole process tree is killed in every case (children a brain leaves behind
-        included). Safe to call more than once.
+        With ``end=False`` stdin is closed instead (what a brain sees when its manager
+        dies). The whole process tree is killed in every case (children a brain leaves
+        behind included). Safe to call more than once.
 
-        :returns: seconds the brain took to exit after ``END``, or ``None`` if it had to be
-            killed (or was already gone or closed).
+        :returns: seconds the brain took to exit, or ``None`` if it had to be killed (or
+            was already gone or closed).
         """
         if self._closed:
             return None
         exited_in: float | None = None
         if self._process.poll() is None:
             try:
-                sent = self._write([End()])
-            except BrainError:
+                if end:
+                    sent: float | None = self._write([End()])
+                else:
+                    assert self._process.stdin is not None
+                    self._process.stdin.close()
+                    sent = time.monotonic()
+            except (BrainError, OSError):
                 sent = None
             if sent is not None:
                 try:
@@ -595,22 +609,27 @@ class BrainProcess:
     # -- sending and receiving -------------------------------------------------------------
 
     def _write(self, commands: Iterable[Command]) -> float:
-        """Write ``commands`` (CRLF, one flush) and return the monotonic time of the flush."""
+        """Write ``commands`` (CRLF, one flush); returns the time as :meth:`_write_lines`."""
+        return self._write_lines([line for c in commands for line in command_lines(c)])
+
+    def _write_lines(self, lines: Sequence[str]) -> float:
+        """Write raw ``lines`` (CRLF, one flush) and return the monotonic time just before
+        the write: every reply line is stamped later than that, even one read by the
+        reader thread before this thread runs again after the flush."""
         if self._closed:
             raise BrainClosed(self.name, "the brain was already ended or killed")
-        lines = [line for command in commands for line in command_lines(command)]
         data = ("\r\n".join(lines) + "\r\n").encode("utf-8")
         stdin = self._process.stdin
         assert stdin is not None
+        for line in lines:
+            self._log(">", line)
+        sent = time.monotonic()
         try:
             stdin.write(data)
             stdin.flush()
         except (BrokenPipeError, ValueError, OSError):
-            raise self._crashed(f"reading {lines[-1].split()[0]}") from None
-        flushed = time.monotonic()
-        for line in lines:
-            self._log(">", line)
-        return flushed
+            raise self._crashed(f"reading {lines[-1].split()[0]!r}") from None
+        return sent
 
     def _crashed(self, during: str) -> BrainCrashed:
         """The error for a brain whose output ended; the tree is killed and reaped."""
@@ -638,7 +657,7 @@ class BrainProcess:
             return self._buffer.popleft()
 
     def _discard_stale(self, before: float) -> None:
-        """Drop the lines that arrived before the request flushed at ``before``.
+        """Drop the lines that arrived before the request sent at ``before``.
 
         MESSAGE/DEBUG lines are kept for the next :class:`MoveResult`; a late ABOUT answer
         is skipped; anything else is remembered in :attr:`stale_lines`.
@@ -659,16 +678,16 @@ class BrainProcess:
             return True
         return False
 
-    def _await(self, flushed: float, timeout: float, during: str, *, about: bool = False
+    def _await(self, sent: float, timeout: float, during: str, *, about: bool = False
                ) -> tuple[Reply, _Line]:
-        """Wait for the first real reply line after ``flushed``.
+        """Wait for the first real reply line after ``sent``.
 
         MESSAGE/DEBUG/blank lines are collected, a late ABOUT answer is skipped once.
 
         :raises queue.Empty: nothing came in ``timeout`` seconds (the caller decides).
         :raises BrainCrashed: the output ended.
         """
-        deadline = flushed + timeout
+        deadline = sent + timeout
         while True:
             item = self._next_line(deadline)
             if item is None:
@@ -682,9 +701,21 @@ class BrainProcess:
                     raise queue.Empty
                 return reply, item
 
+    def _await_or_kill(self, sent: float, timeout: float, during: str) -> tuple[Reply, _Line]:
+        """:meth:`_await`, killing the tree on timeout (so no late reply can be misread).
+
+        :raises BrainTimeout: nothing came in time.
+        """
+        try:
+            return self._await(sent, timeout, during)
+        except queue.Empty:
+            elapsed = time.monotonic() - sent
+            self._shutdown()
+            raise BrainTimeout(self.name, during, elapsed, timeout) from None
+
     def _request(self, commands: Sequence[Command], timeout: float, during: str, *,
                  about: bool = False) -> tuple[Reply, _Line, float]:
-        """Send ``commands`` and return the reply, its line and the flush time.
+        """Send ``commands`` and return the reply, its line and the time it was sent.
 
         A timeout kills the tree (except for ABOUT, see :meth:`about`).
 
@@ -696,31 +727,31 @@ class BrainProcess:
             ended = self._output_ended and not self._buffer
         if ended:
             raise self._crashed(during)
-        flushed = self._write(commands)
-        self._discard_stale(flushed)
-        try:
-            reply, line = self._await(flushed, timeout, during, about=about)
-        except queue.Empty:
-            elapsed = time.monotonic() - flushed
-            if about:
+        sent = self._write(commands)
+        self._discard_stale(sent)
+        if about:
+            try:
+                reply, line = self._await(sent, timeout, during, about=True)
+            except queue.Empty:
                 self._about_late = True
-            else:
-                self._shutdown()
-            raise BrainTimeout(self.name, during, elapsed, timeout) from None
+                raise BrainTimeout(self.name, during, time.monotonic() - sent,
+                                   timeout) from None
+        else:
+            reply, line = self._await_or_kill(sent, timeout, during)
         if isinstance(reply, (ErrorReply, UnknownReply)):
             kind = "ERROR" if isinstance(reply, ErrorReply) else "UNKNOWN"
             raise BrainRefused(self.name, kind, reply.text, during)
-        return reply, line, flushed
+        return reply, line, sent
 
     def _take_messages(self) -> tuple[str, ...]:
         messages, self._messages = tuple(self._messages), []
         return messages
 
     def _expect_ok(self, commands: Sequence[Command], timeout: float, during: str) -> float:
-        reply, line, flushed = self._request(commands, timeout, during)
+        reply, line, sent = self._request(commands, timeout, during)
         if not isinstance(reply, OkReply):
             raise BrainProtocolError(self.name, line.text, f"expected OK while {during}")
-        return line.at - flushed
+        return line.at - sent
 
     # -- handshake ---------------------------------------------------------------------------
 
@@ -819,6 +850,22 @@ class BrainProcess:
                 self._known = None
         return took
 
+    def exchange(self, lines: Sequence[str], timeout: float) -> tuple[Reply, float]:
+        """Send raw ``lines`` and return the first reply line (parsed) and its delay in s.
+
+        For testing brains with input no typed command can express (unknown words, bad
+        coordinates). ``ERROR``/``UNKNOWN`` are returned, not raised; MESSAGE/DEBUG are
+        skipped. The tracked position is forgotten (the next :meth:`play` sends BOARD).
+
+        :raises BrainTimeout: no reply in ``timeout`` s (the tree is killed).
+        :raises BrainCrashed: the brain exited.
+        """
+        self._known = None
+        sent = self._write_lines(lines)
+        self._discard_stale(sent)
+        reply, line = self._await_or_kill(sent, timeout, f"answering {lines[0]!r}")
+        return reply, line.at - sent
+
     def _require_started(self, what: str) -> tuple[int, int]:
         if self.width is None or self.height is None:
             raise BrainClosed(self.name, f"{what} before START: call start() first")
@@ -888,16 +935,11 @@ class BrainProcess:
         prefix = [] if time_left_ms is None else [Info(InfoKey.TIME_LEFT, str(time_left_ms))]
         self._known = None  # unknown until the brain has answered
         during = f"thinking on {word} (move {len(position) + 1})"
-        reply, line, flushed = self._request([*prefix, command], timeout, during)
+        reply, line, sent = self._request([*prefix, command], timeout, during)
         if isinstance(reply, SuggestReply):
             # Piskvork answers SUGGEST with PLAY of the same move; the window keeps running.
             self._write([Play(reply.x, reply.y)])
-            try:
-                reply, line = self._await(flushed, timeout, during)
-            except queue.Empty:
-                self._shutdown()
-                raise BrainTimeout(self.name, during, time.monotonic() - flushed,
-                                   timeout) from None
+            reply, line = self._await_or_kill(sent, timeout, during)
         if not isinstance(reply, MoveReply):
             raise BrainProtocolError(self.name, line.text, f"expected a move 'x,y' while {during}")
         point = reply.point
@@ -906,4 +948,4 @@ class BrainProcess:
         if point in position:
             raise IllegalMove(self.name, point, "the square is occupied")
         self._known = [*position, point]
-        return MoveResult(point, (line.at - flushed) * 1000.0, word, self._take_messages())
+        return MoveResult(point, (line.at - sent) * 1000.0, word, self._take_messages())

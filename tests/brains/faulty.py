@@ -6,7 +6,8 @@ thing wrong when asked::
 
     python tests/brains/faulty.py --fault crash --at 3     # exit(3) on its 3rd move
 
-Faults (``--at N`` is the brain's own move number in the game, from 1):
+``--think S`` makes every move take S seconds. Faults (``--at N`` is the brain's own move
+number in the game, from 1):
 
 =============  ===============================================================
 none           behave
@@ -83,6 +84,7 @@ def main() -> int:
     parser.add_argument("--delay", type=float, default=5.0)
     parser.add_argument("--mb", type=int, default=4)
     parser.add_argument("--name", default="faulty")
+    parser.add_argument("--think", type=float, default=0.0, help="seconds per move")
     args = parser.parse_args()
     fault = args.fault
     game = Game(15, 15)
@@ -100,6 +102,7 @@ def main() -> int:
         own_moves += 1
         hit = own_moves == args.at
         x, y = game.choose(me)
+        time.sleep(args.think)
         if fault == "stderr":
             block = b"e" * 65536 + b"\n"
             for _ in range(args.mb * 16):

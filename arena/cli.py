@@ -1,0 +1,364 @@
+"""``python -m arena``: run, rate and check Gomocup brains from the command line.
+
+``run BRAIN [BRAIN ...]``
+    A round robin (or gauntlet) of paired openings; see ``python -m arena run --help``.
+    Without brains: a short default match of pbrain-zero against the built-in baselines
+    (:func:`arena.brainspec.default_roster`) on the Gomocup Freestyle-15 openings.
+``rate PATH [PATH ...]``
+    Standings from saved games: run directories, ``.jsonl``, ``.sgf`` or ``.psq`` files.
+``check BRAIN``
+    A protocol compliance test of one brain.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from collections.abc import Sequence
+from datetime import datetime
+from pathlib import Path
+
+from arena.brainspec import BrainSpec, BrainSpecError, default_roster, parse_brain
+from arena.check import Outcome, render_checks, run_checks
+from arena.game import GameSettings, TimeControl
+from arena.openings import OpeningFileError, OpeningFormat, load_openings, random_openings
+from arena.records import GameRecord, RecordFormatError, read_jsonl, read_psq, read_sgf
+from arena.report import build_report
+from arena.rundir import RunDir, RunDirError
+from arena.schedule import pairings
+from arena.stats import Sprt
+from arena.tournament import RunOptions, Tournament, TournamentConfig, TournamentError
+from brain.rules import Rule, UnsupportedRuleError
+
+__all__ = ["main"]
+
+ROOT = Path(__file__).resolve().parents[1]
+#: Balanced openings of the default run (12 Gomocup 2026 Freestyle-15 openings).
+GOMOCUP_FREESTYLE15 = (ROOT.parent / "shared" / "data" / "openings" / "gomocup"
+                       / "gomocup2026_freestyle15.txt")
+#: Pairs the default run plays in all (spread over its pairings, at least 2 each): about
+#: 24 games, 1-2 minutes on two cores with a 1 s/move brain.
+DEFAULT_RUN_PAIRS = 12
+#: Gomocup's memory limit (350 MiB), sent as ``INFO max_memory`` by default.
+GOMOCUP_MEMORY = 367_001_600
+
+DEFAULT_RUN_HELP = """\
+Without BRAIN arguments, runs the default match: pbrain-zero (its default engine) against
+the built-in baselines (see arena.brainspec.default_roster), 15x15 freestyle, the 12 Gomocup
+2026 Freestyle-15 openings from ../shared/data (generated openings if absent), 12 pairs
+spread over the pairings (at least 2 each), 1000 ms/move and 20 s/game, 2 games at once.
+Any option given still applies."""
+
+
+class CliError(Exception):
+    """A command-line problem; printed as ``arena: error: ...``."""
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m arena",
+        description="Rated tournaments of Gomocup (Piskvork protocol) brains.",
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    run = commands.add_parser(
+        "run", help="play a tournament",
+        description="Play a round robin (or gauntlet) of paired openings between brains, "
+                    "with ratings, SPRT and crash-safe resume.",
+        epilog=DEFAULT_RUN_HELP + "\n\nBRAIN is a path to an executable (its folder is its "
+               "working directory), a .exe (run with wine), a .py file, a quoted command "
+               "line, or builtin:ENGINE[:LEVEL] (python -m brain --engine ENGINE --level "
+               "LEVEL). Options taking N=... address the N-th brain (from 1).",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    run.add_argument("brains", nargs="*", metavar="BRAIN", help="the brains (at least two)")
+    who = run.add_argument_group("brains")
+    who.add_argument("--name", action="append", default=[], metavar="N=NAME",
+                     help="name brain N (default: its ABOUT name, else its file name)")
+    who.add_argument("--brain-args", action="append", default=[], metavar="N=ARGS",
+                     help="extra command-line arguments for brain N (shell syntax)")
+    who.add_argument("--info", action="append", default=[], metavar="KEY=VALUE",
+                     help="send INFO KEY VALUE to every brain at each START")
+    who.add_argument("--brain-info", action="append", default=[], metavar="N:KEY=VALUE",
+                     help="send INFO KEY VALUE to brain N only")
+    who.add_argument("--gauntlet", type=int, nargs="?", const=1, default=0, metavar="SEEDS",
+                     help="the first SEEDS brains (default 1) play every other brain; "
+                          "others do not meet")
+
+    games = run.add_argument_group("games")
+    games.add_argument("--pairs", type=int, metavar="N",
+                       help="pairs (one opening, both colours) per pairing; default: one "
+                            "per opening (with --sprt: the maximum, default 1000)")
+    games.add_argument("--games", type=int, metavar="N",
+                       help="games per pairing (even; same as --pairs N/2)")
+    games.add_argument("--board", default="15", metavar="SIZE|WxH",
+                       help="board size (default 15; 20 for Freestyle-20)")
+    games.add_argument("--rule", type=int, default=0, choices=[0, 1, 4, 8, 9],
+                       help="0 freestyle, 1 exact five, 4 renju, 8 caro, 9 caro exact "
+                            "(default 0)")
+    games.add_argument("--openings", metavar="FILE",
+                       help="opening file (Gomocup/Piskvork offsets, c-gomoku-cli pos, ...)")
+    games.add_argument("--opening-format", choices=[f.value for f in OpeningFormat],
+                       help="format of --openings (default: detected)")
+    games.add_argument("--random-openings", type=int, default=12, metavar="N",
+                       help="without --openings: generate N 3-stone openings (default 12)")
+    games.add_argument("--opening-order", choices=["sequential", "random"],
+                       default="sequential", help="order of the openings (default sequential)")
+    games.add_argument("--symmetry", action="store_true",
+                       help="each new pass through the openings uses the next board "
+                            "symmetry (8 on square boards)")
+    games.add_argument("--move-limit", type=int, metavar="N",
+                       help="draw when N stones are on the board (default: 200 for renju, "
+                            "none otherwise)")
+
+    clock = run.add_argument_group("time and memory")
+    clock.add_argument("--tc", "--turn-time", dest="turn_ms", type=int, default=1000,
+                       metavar="MS", help="timeout_turn in ms (default 1000; 0 = instant)")
+    clock.add_argument("--match-time", type=int, default=0, metavar="MS",
+                       help="timeout_match per brain and game in ms (default 0 = none)")
+    clock.add_argument("--tolerance", type=int, default=1000, metavar="MS",
+                       help="extra ms a move may take before it is a time loss (default 1000)")
+    clock.add_argument("--max-memory", type=float, default=GOMOCUP_MEMORY / 2**20,
+                       metavar="MIB", help="INFO max_memory in MiB (default 350, as Gomocup; "
+                                           "0 = no limit)")
+    clock.add_argument("--enforce-memory", action="store_true",
+                       help="lose a brain whose process tree's RSS exceeds --max-memory after "
+                            "its move (Linux)")
+    clock.add_argument("--start-timeout", type=float, default=10.0, metavar="S",
+                       help="seconds to answer START with OK (default 10)")
+
+    sprt = run.add_argument_group("SPRT (two brains: is the first stronger?)")
+    sprt.add_argument("--sprt", nargs=2, type=float, metavar=("ELO0", "ELO1"),
+                      help="GSPRT on game pairs of H0: elo=ELO0 against H1: elo=ELO1 "
+                           "(logistic Elo); stops the run when decided")
+    sprt.add_argument("--alpha", type=float, default=0.05, help="false H1 rate (0.05)")
+    sprt.add_argument("--beta", type=float, default=0.05, help="false H0 rate (0.05)")
+
+    exe = run.add_argument_group("execution")
+    exe.add_argument("--concurrency", "-j", type=int, default=None, metavar="N",
+                     help="games played at once (default 1; 2 for the default run)")
+    exe.add_argument("--reuse", action="store_true",
+                     help="keep brain processes between games (START again) instead of a "
+                          "fresh process per game")
+    exe.add_argument("--out", metavar="DIR",
+                     help="output directory (default arena-runs/TIMESTAMP); if it holds the "
+                          "same run, the run continues")
+    exe.add_argument("--resume", metavar="DIR",
+                     help="continue the run saved in DIR with its own settings")
+    exe.add_argument("--seed", type=int, default=0, help="seed for openings (default 0)")
+    exe.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                     help="live progress line on stderr (default: when stderr is a terminal)")
+    exe.add_argument("--transcripts", action="store_true",
+                     help="save every brain's full I/O in DIR/logs")
+
+    rate = commands.add_parser(
+        "rate", help="standings from saved games",
+        description="Ratings from saved games: run directories (games.jsonl), .jsonl, .sgf or "
+                    ".psq files.")
+    rate.add_argument("paths", nargs="+", metavar="PATH")
+    rate.add_argument("--json", action="store_true", help="print JSON instead of tables")
+    rate.add_argument("--rule", type=int, default=0, choices=[0, 1, 4, 8, 9],
+                      help="rule of .psq files, which do not store it (default 0)")
+
+    check = commands.add_parser(
+        "check", help="protocol compliance test of one brain",
+        description="Drive one brain through ABOUT, START sizes, INFO, BEGIN, BOARD (also "
+                    "empty), TURN, bad input, RESTART, TAKEBACK and END; print pass/fail.")
+    check.add_argument("brain", metavar="BRAIN")
+    check.add_argument("--tc", dest="turn_ms", type=int, default=1000, metavar="MS",
+                       help="timeout_turn for the moves (default 1000)")
+    check.add_argument("--tolerance", type=int, default=1000, metavar="MS")
+    return parser
+
+
+def _indexed(items: Sequence[str], separator: str, count: int, option: str
+             ) -> list[tuple[int, str]]:
+    out = []
+    for item in items:
+        number, sep, value = item.partition(separator)
+        if not sep or not number.isdigit() or not 1 <= int(number) <= count:
+            raise CliError(f"{option} {item!r}: expected N{separator}... with N from 1 to "
+                           f"{count} (the brain's position)")
+        out.append((int(number) - 1, value))
+    return out
+
+
+def _key_value(text: str, option: str) -> tuple[str, str]:
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip():
+        raise CliError(f"{option} {text!r}: expected KEY=VALUE")
+    return key.strip(), value.strip()
+
+
+def _brains(args: argparse.Namespace) -> tuple[list[BrainSpec], bool]:
+    """The brain specs and whether this is the default roster."""
+    if not args.brains:
+        return default_roster(), True
+    count = len(args.brains)
+    names = dict(_indexed(args.name, "=", count, "--name"))
+    extra = {i: shlex.split(v) for i, v in _indexed(args.brain_args, "=", count, "--brain-args")}
+    common = [_key_value(kv, "--info") for kv in args.info]
+    per_brain: dict[int, list[tuple[str, str]]] = {}
+    for i, kv in _indexed(args.brain_info, ":", count, "--brain-info"):
+        per_brain.setdefault(i, []).append(_key_value(kv, "--brain-info"))
+    return [
+        parse_brain(text, extra_args=extra.get(i, ()), name=names.get(i),
+                    info=[*common, *per_brain.get(i, [])])
+        for i, text in enumerate(args.brains)
+    ], False
+
+
+def _board(text: str) -> tuple[int, int]:
+    try:
+        if "x" in text.lower():
+            width, height = (int(v) for v in text.lower().split("x"))
+        else:
+            width = height = int(text)
+    except ValueError:
+        raise CliError(f"--board {text!r}: expected SIZE or WIDTHxHEIGHT, e.g. 15 or 20x15"
+                       ) from None
+    return width, height
+
+
+def _config(args: argparse.Namespace) -> TournamentConfig:
+    specs, default_run = _brains(args)
+    width, height = _board(args.board)
+    rule = Rule.from_gomocup(args.rule)
+    if args.games is not None and args.pairs is not None:
+        raise CliError("give --games or --pairs, not both")
+    if args.games is not None and (args.games < 2 or args.games % 2):
+        raise CliError(f"--games {args.games}: games come in pairs (one opening, both "
+                       "colours); give an even number")
+    if args.openings:
+        path = Path(args.openings)
+        openings = tuple(load_openings(path, width, height, args.opening_format))
+        source = str(path.resolve())
+    elif default_run and (width, height) == (15, 15) and GOMOCUP_FREESTYLE15.is_file():
+        openings = tuple(load_openings(GOMOCUP_FREESTYLE15, 15, 15))
+        source = str(GOMOCUP_FREESTYLE15)
+    else:
+        openings = tuple(random_openings(args.random_openings, width, height, seed=args.seed))
+        source = f"generated: {args.random_openings} random 3-stone openings, seed {args.seed}"
+    pairs = args.pairs if args.games is None else args.games // 2
+    if pairs is None and default_run:
+        try:
+            matches = len(pairings(len(specs), args.gauntlet))
+        except ValueError as exc:
+            raise CliError(str(exc)) from None
+        pairs = max(2, -(-DEFAULT_RUN_PAIRS // matches))
+    elif pairs is None:
+        pairs = 1000 if args.sprt else len(openings)
+    match_ms = args.match_time if args.match_time or not default_run else 20_000
+    sprt = None
+    if args.sprt:
+        try:
+            sprt = Sprt(args.sprt[0], args.sprt[1], args.alpha, args.beta)
+        except ValueError as exc:
+            raise CliError(f"--sprt: {exc}") from None
+    try:
+        time = TimeControl(args.turn_ms, match_ms, args.tolerance)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    settings = GameSettings(
+        width=width, height=height, rule=rule, time=time,
+        max_memory=round(args.max_memory * 2**20), enforce_memory=args.enforce_memory,
+        move_limit=args.move_limit, start_timeout_s=args.start_timeout,
+    )
+    return TournamentConfig(
+        brains=tuple(specs), settings=settings, openings=openings, openings_source=source,
+        pairs_per_pairing=pairs, gauntlet=args.gauntlet, symmetry=args.symmetry,
+        random_order=args.opening_order == "random", seed=args.seed, sprt=sprt,
+        reuse=args.reuse,
+    )
+
+
+def _run(args: argparse.Namespace) -> int:
+    default_run = not args.brains
+    options = RunOptions(
+        concurrency=args.concurrency or (2 if default_run else 1),
+        progress=sys.stderr.isatty() if args.progress is None else args.progress,
+        transcripts=args.transcripts,
+    )
+    if options.concurrency < 1:
+        raise CliError(f"--concurrency {options.concurrency}: must be at least 1")
+    if args.resume:
+        if args.brains:
+            raise CliError("--resume DIR takes the run's settings from DIR: give no brains")
+        out = RunDir(args.resume)
+        tournament = Tournament.resume(out, options)
+    else:
+        out = RunDir(args.out or Path("arena-runs") / datetime.now().strftime("%Y%m%d-%H%M%S"))
+        tournament = Tournament.open(_config(args), out, options)
+    config = tournament.config
+    print(f"arena: {len(config.brains)} brains ({', '.join(tournament.names)}), "
+          f"{len(tournament.schedule)} pairs, {config.settings.width}x"
+          f"{config.settings.height} rule {int(config.settings.rule)}, "
+          f"{config.settings.time.describe()}, {options.concurrency} at once; "
+          f"output in {out.path}", file=sys.stderr)
+    try:
+        report = tournament.run()
+    except KeyboardInterrupt:
+        print(f"\narena: interrupted; finished games are saved. Continue with: "
+              f"python -m arena run --resume {out.path}", file=sys.stderr)
+        return 130
+    print(report.render())
+    print(f"\nGames, events and results: {out.path}")
+    return 0
+
+
+def _load_records(paths: Sequence[str], rule: int) -> tuple[list[GameRecord], list[str] | None,
+                                                              Sprt | None]:
+    records: list[GameRecord] = []
+    names: list[str] | None = None
+    sprt: Sprt | None = None
+    for text in paths:
+        path = Path(text)
+        if path.is_dir():
+            run = RunDir(path)
+            if run.exists():
+                config = TournamentConfig.from_dict(run.load_config()[0])
+                names, sprt = run.load_config()[1], config.sprt
+            if not run.games_path.exists():
+                raise CliError(f"{path} has no games.jsonl")
+            records.extend(read_jsonl(run.games_path))
+        elif path.suffix == ".jsonl":
+            records.extend(read_jsonl(path))
+        elif path.suffix == ".sgf":
+            records.append(read_sgf(path))
+        elif path.suffix == ".psq":
+            records.append(read_psq(path, rule=rule))
+        else:
+            raise CliError(f"{path}: expected a run directory, .jsonl, .sgf or .psq file")
+    if not records:
+        raise CliError("no games found")
+    return records, names, sprt
+
+
+def _rate(args: argparse.Namespace) -> int:
+    import json
+
+    records, names, sprt = _load_records(args.paths, args.rule)
+    report = build_report(records, names, sprt)
+    print(json.dumps(report.to_json(), indent=2) if args.json else report.render())
+    return 0
+
+
+def _check(args: argparse.Namespace) -> int:
+    spec = parse_brain(args.brain)
+    checks = run_checks(spec, turn_ms=args.turn_ms, tolerance_ms=args.tolerance)
+    print(f"Compliance of {' '.join(spec.command)}\n")
+    print(render_checks(checks))
+    return 1 if any(c.outcome is Outcome.FAIL for c in checks) else 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point; returns the exit status (0 ok, 1 error or failed check, 130 Ctrl-C)."""
+    args = _parser().parse_args(argv)
+    handlers = {"run": _run, "rate": _rate, "check": _check}
+    try:
+        return handlers[args.command](args)
+    except (CliError, BrainSpecError, TournamentError, RunDirError, OpeningFileError,
+            RecordFormatError, UnsupportedRuleError, OSError) as exc:
+        print(f"arena: error: {exc}", file=sys.stderr)
+        return 1

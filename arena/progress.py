@@ -1,0 +1,64 @@
+"""A one-line live progress display on stderr: games done, ETA, leaders, SPRT."""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import TextIO
+
+from arena.report import Report
+
+__all__ = ["Progress"]
+
+
+def _clock(seconds: float) -> str:
+    seconds = max(0, round(seconds))
+    hours, rest = divmod(seconds, 3600)
+    return f"{hours}:{rest // 60:02d}:{rest % 60:02d}" if hours else f"{rest // 60}:{rest % 60:02d}"
+
+
+class Progress:
+    """Rewrites one status line (``\\r``) after every game; silent when not ``enabled``.
+
+    The ETA extrapolates this session's pace (games finished per second) to the games
+    still to play.
+    """
+
+    def __init__(self, total: int, done: int, *, enabled: bool, stream: TextIO | None = None
+                 ) -> None:
+        self.total = total
+        self.done = done
+        self.enabled = enabled
+        self._stream = stream or sys.stderr
+        self._started = time.monotonic()
+        self._session_done = 0
+        self._width = 0
+
+    def game_done(self, report: Report) -> None:
+        """Count one finished game and redraw the line with ``report``'s standings."""
+        self.done += 1
+        self._session_done += 1
+        if not self.enabled:
+            return
+        elapsed = time.monotonic() - self._started
+        left = max(0, self.total - self.done)
+        eta = elapsed / self._session_done * left
+        leaders = " | ".join(
+            f"{p.name} {p.wdl.points:g}/{p.wdl.games}"
+            + (f" ({p.elo:+.0f})" if p.elo is not None else "")
+            for p in report.players[:4]
+        )
+        line = (f"[{self.done}/{self.total}] {100 * self.done / max(1, self.total):.0f}% "
+                f"{_clock(elapsed)} ETA {_clock(eta)} | {leaders}")
+        if report.sprt_result is not None:
+            line += f" | LLR {report.sprt_result.llr:.2f}"
+        padding = max(0, self._width - len(line))
+        self._width = len(line)
+        self._stream.write("\r" + line + " " * padding)
+        self._stream.flush()
+
+    def finish(self) -> None:
+        """End the status line."""
+        if self.enabled and self._width:
+            self._stream.write("\n")
+            self._stream.flush()
