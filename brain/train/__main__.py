@@ -1,0 +1,89 @@
+"""``python -m brain.train``: supervised training and export of the policy/value network.
+
+Examples::
+
+    python -m brain.train supervised --out runs/sl1 --blocks 6 --channels 48 --epochs 1
+    python -m brain.train supervised --out runs/sl1          # resume runs/sl1/last.pt
+    python -m brain.train export runs/sl1/best.pt weights/pbrain-zero.npz
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from brain.train.data import SOURCES
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    from brain.train.supervised import TrainConfig
+
+    defaults = TrainConfig(out="")
+    parser = argparse.ArgumentParser(prog="python -m brain.train",
+                                     description="Train and export the policy/value network.")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    sl = commands.add_parser(
+        "supervised", help="train on game records (resumes OUT/last.pt when present)",
+        description="Train on game records. If OUT/last.pt exists the run resumes with its "
+                    "saved settings and only --epochs is taken from the command line.")
+    sl.add_argument("--out", required=True, help="run directory (log, checkpoints)")
+    sl.add_argument("--blocks", type=int, default=defaults.blocks)
+    sl.add_argument("--channels", type=int, default=defaults.channels)
+    sl.add_argument("--policy-channels", type=int, default=defaults.policy_channels)
+    sl.add_argument("--value-channels", type=int, default=defaults.value_channels)
+    sl.add_argument("--value-hidden", type=int, default=defaults.value_hidden)
+    sl.add_argument("--sources", nargs="+", choices=list(SOURCES), default=defaults.sources)
+    sl.add_argument("--source-weights", nargs="+", type=float, default=None,
+                    help="sampling weight per source (default: sqrt of its positions)")
+    sl.add_argument("--data-dir", default=defaults.data_dir)
+    sl.add_argument("--max-games", type=int, default=None, help="games per source")
+    sl.add_argument("--validation-fraction", type=float, default=defaults.validation_fraction)
+    sl.add_argument("--validation-positions", type=int, default=defaults.validation_positions,
+                    help="validation positions per source")
+    sl.add_argument("--epochs", type=float, default=None,
+                    help=f"length of the run (default {defaults.epochs}; on resume: keep)")
+    sl.add_argument("--steps-per-epoch", type=int, default=None,
+                    help="default: training positions / batch size")
+    sl.add_argument("--batch-size", type=int, default=None, help="default: 256 CPU, 1024 GPU")
+    sl.add_argument("--lr", type=float, default=defaults.lr)
+    sl.add_argument("--weight-decay", type=float, default=defaults.weight_decay)
+    sl.add_argument("--warmup-steps", type=int, default=defaults.warmup_steps)
+    sl.add_argument("--value-weight", type=float, default=defaults.value_weight)
+    sl.add_argument("--checkpoint-every", type=int, default=defaults.checkpoint_every)
+    sl.add_argument("--log-every", type=int, default=defaults.log_every)
+    sl.add_argument("--seed", type=int, default=defaults.seed)
+    sl.add_argument("--threads", type=int, default=None, help="torch CPU threads")
+    sl.add_argument("--workers", type=int, default=None,
+                    help="batch loader processes (default: 0 on CPU, up to 8 on GPU)")
+    sl.add_argument("--device", default=None, help="cpu, cuda, cuda:1, ... (default: auto)")
+    sl.add_argument("--precision", choices=("bf16", "fp32"), default=None,
+                    help="bf16 autocast or fp32 (default: bf16 on GPUs that support it)")
+
+    ex = commands.add_parser("export", help="write a checkpoint as a numpy weights file")
+    ex.add_argument("checkpoint", help="a .pt checkpoint, e.g. runs/sl1/best.pt")
+    ex.add_argument("weights", help="the .npz weights file to write")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    if args.command == "export":
+        from brain.train.export import export_checkpoint
+
+        metadata = export_checkpoint(args.checkpoint, args.weights)
+        print(f"wrote {args.weights}: {metadata.architecture}, "
+              f"step {metadata.training.get('steps')}")
+        return 0
+
+    from brain.train.supervised import TrainConfig, run
+
+    options = {k.replace("-", "_"): v for k, v in vars(args).items() if k != "command"}
+    epochs = options.pop("epochs")
+    config = TrainConfig(**options, epochs=epochs if epochs is not None else 1.0)
+    run(config, epochs_override=epochs)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,382 @@
+"""Supervised training on game records: the move played is the policy target, the game's
+result the value target.
+
+A run lives in one directory: ``train.log`` (progress and validation, also on stderr),
+``last.pt`` (written every ``checkpoint_every`` steps and at the end), ``best.pt`` (the
+checkpoint with the lowest validation loss) and ``validation.jsonl`` (one record per
+evaluation). Starting a run in a directory that holds ``last.pt`` resumes it with the
+saved settings; only the number of epochs may be changed (which stretches the learning
+rate schedule).
+
+The learning rate warms up linearly, then follows a cosine down to 1 % of its peak over
+``epochs * steps_per_epoch`` steps; an epoch is, unless set, one pass's worth of samples
+over the training positions. Batches come from the sources at random, in proportion to
+the square root of their positions unless weights are given (so the small freestyle
+files are not drowned by the renju file).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import os
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from brain.features import legal_from_planes
+from brain.network import Architecture
+from brain.train.checkpoint import BEST, LAST, load_checkpoint, save_checkpoint
+from brain.train.data import (
+    DEFAULT_DATA_DIR,
+    SOURCES,
+    Batch,
+    BatchStream,
+    PositionSampler,
+    load_source,
+    split_records,
+)
+from brain.train.model import PolicyValueModel
+
+log = logging.getLogger("brain.train")
+
+#: Logit given to illegal cells (occupied, renju fouls) before the policy softmax.
+ILLEGAL_LOGIT = -1e9
+
+
+@dataclass
+class TrainConfig:
+    """Settings of a supervised run; ``None`` means "pick for the hardware"."""
+
+    out: str
+    blocks: int = 6
+    channels: int = 48
+    policy_channels: int = 16
+    value_channels: int = 16
+    value_hidden: int = 64
+    sources: list[str] = field(default_factory=lambda: list(SOURCES))
+    source_weights: list[float] | None = None
+    data_dir: str = str(DEFAULT_DATA_DIR)
+    max_games: int | None = None
+    validation_fraction: float = 0.03
+    validation_positions: int = 4096
+    epochs: float = 1.0
+    steps_per_epoch: int | None = None
+    batch_size: int | None = None
+    lr: float = 2e-3
+    weight_decay: float = 1e-4
+    warmup_steps: int = 200
+    value_weight: float = 1.0
+    checkpoint_every: int = 500
+    log_every: int = 50
+    seed: int = 0
+    threads: int | None = None
+    workers: int | None = None
+    device: str | None = None
+    precision: str | None = None
+
+    def architecture(self) -> Architecture:
+        return Architecture(self.blocks, self.channels, self.policy_channels,
+                            self.value_channels, self.value_hidden)
+
+
+@dataclass
+class Hardware:
+    """Where and how the run computes."""
+
+    device: torch.device
+    batch_size: int
+    workers: int
+    bf16: bool
+
+    @classmethod
+    def pick(cls, config: TrainConfig) -> Hardware:
+        if config.threads is not None:
+            torch.set_num_threads(config.threads)
+        cuda = torch.cuda.is_available()
+        device = torch.device(config.device or ("cuda" if cuda else "cpu"))
+        on_gpu = device.type == "cuda"
+        batch_size = config.batch_size or (1024 if on_gpu else 256)
+        workers = (config.workers if config.workers is not None
+                   else min(8, (os.cpu_count() or 1) - 1) if on_gpu else 0)
+        precision = config.precision or ("bf16" if on_gpu and torch.cuda.is_bf16_supported()
+                                         else "fp32")
+        if precision not in ("bf16", "fp32"):
+            raise ValueError(f"precision must be bf16 or fp32, not {precision!r}")
+        return cls(device, batch_size, max(workers, 0), precision == "bf16")
+
+
+@dataclass
+class Data:
+    """Training samplers, validation sets and what was loaded."""
+
+    train: list[PositionSampler]
+    weights: list[float]
+    validation: dict[str, Batch]
+    summary: dict[str, Any]
+
+
+def load_data(config: TrainConfig) -> Data:
+    """Load, verify and split every source of ``config``."""
+    train: list[PositionSampler] = []
+    validation: dict[str, Batch] = {}
+    summary: dict[str, Any] = {}
+    for name in config.sources:
+        if name not in SOURCES:
+            raise ValueError(f"unknown source {name!r}: choose from {', '.join(SOURCES)}")
+        started = time.monotonic()
+        records, report = load_source(SOURCES[name], Path(config.data_dir), config.max_games)
+        train_records, validation_records = split_records(records, config.validation_fraction)
+        sampler = PositionSampler(name, train_records)
+        validation[name] = PositionSampler(name, validation_records).all_positions(
+            config.validation_positions, seed=config.seed)
+        train.append(sampler)
+        summary[name] = {
+            "file": SOURCES[name].path, "games": report.kept, "dropped": dict(report.dropped),
+            "relabelled": report.relabelled, "truncated": report.truncated,
+            "train_games": len(train_records), "train_positions": sampler.positions,
+            "validation_games": len(validation_records),
+            "validation_positions": len(validation[name]),
+        }
+        log.info("%s; %d train positions, %d validation positions (%.0f s)", report.summary(),
+                 sampler.positions, len(validation[name]), time.monotonic() - started)
+    weights = config.source_weights or [math.sqrt(s.positions) for s in train]
+    if len(weights) != len(train):
+        raise ValueError(f"{len(weights)} source weights for {len(train)} sources")
+    return Data(train, list(weights), validation, summary)
+
+
+class _TorchStream(torch.utils.data.IterableDataset):
+    """Batches of a :class:`BatchStream`, with a different random stream per worker."""
+
+    def __init__(self, stream: BatchStream, seed: int, step: int) -> None:
+        super().__init__()
+        self.stream, self.seed, self.step = stream, seed, step
+
+    def __iter__(self) -> Iterator[tuple[str, np.ndarray, np.ndarray, np.ndarray]]:
+        info = torch.utils.data.get_worker_info()
+        rng = np.random.default_rng([self.seed, self.step, info.id if info else 0])
+        for name, batch in self.stream.batches(rng):
+            yield name, batch.planes, batch.policy, batch.wdl
+
+
+@dataclass
+class Losses:
+    """Mean losses of a batch and how many samples count for each."""
+
+    policy: torch.Tensor
+    value: torch.Tensor
+    policy_rows: int
+    value_rows: int
+
+
+def compute_losses(policy_logits: torch.Tensor, wdl_logits: torch.Tensor,
+                   planes: torch.Tensor, policy: torch.Tensor, wdl: torch.Tensor) -> Losses:
+    """Cross-entropies of the policy (over legal cells) and of the win/draw/loss head
+    against (soft) targets. Rows with an all-zero target are left out, and so are policy
+    targets that put weight on an illegal cell (which would make the loss explode)."""
+    legal = legal_from_planes(planes)
+    logits = policy_logits.float().masked_fill(~legal, ILLEGAL_LOGIT)
+    policy_rows = (policy.sum(dim=1) > 0) & ((policy * ~legal).sum(dim=1) == 0)
+    value_rows = wdl.sum(dim=1) > 0
+    policy_loss = -(policy * F.log_softmax(logits, dim=1)).sum(dim=1)
+    value_loss = -(wdl * F.log_softmax(wdl_logits.float(), dim=1)).sum(dim=1)
+    n_policy, n_value = int(policy_rows.sum()), int(value_rows.sum())
+    return Losses(policy_loss[policy_rows].sum() / max(n_policy, 1),
+                  value_loss[value_rows].sum() / max(n_value, 1), n_policy, n_value)
+
+
+def masked_logits(policy_logits: torch.Tensor, planes: torch.Tensor) -> torch.Tensor:
+    """Float32 policy logits with the illegal cells pushed to :data:`ILLEGAL_LOGIT`."""
+    return policy_logits.float().masked_fill(~legal_from_planes(planes), ILLEGAL_LOGIT)
+
+
+@torch.no_grad()
+def validate(model: PolicyValueModel, batch: Batch, device: torch.device,
+             chunk: int = 512) -> dict[str, float]:
+    """Policy loss, top-1/top-5 accuracy of the recorded move, value cross-entropy and
+    value MSE (P(win) - P(loss) against the result) over a validation set, in float32."""
+    model.eval()
+    totals = dict.fromkeys(("policy_loss", "top1", "top5", "value_loss", "value_mse"), 0.0)
+    n_policy = n_value = 0
+    for part in batch.chunks(chunk):
+        planes, policy, wdl = (torch.from_numpy(a).to(device)
+                               for a in (part.planes, part.policy, part.wdl))
+        policy_logits, wdl_logits = model(planes)
+        losses = compute_losses(policy_logits, wdl_logits, planes, policy, wdl)
+        rows = policy.sum(dim=1) > 0
+        top = masked_logits(policy_logits, planes)[rows].topk(5, dim=1).indices
+        target = policy[rows].argmax(dim=1, keepdim=True)
+        totals["top1"] += float((top[:, :1] == target).sum())
+        totals["top5"] += float((top == target).any(dim=1).sum())
+        totals["policy_loss"] += float(losses.policy) * losses.policy_rows
+        totals["value_loss"] += float(losses.value) * losses.value_rows
+        value_rows = wdl.sum(dim=1) > 0
+        probs = torch.softmax(wdl_logits[value_rows], dim=1)
+        truth = wdl[value_rows]
+        error = (probs[:, 0] - probs[:, 2]) - (truth[:, 0] - truth[:, 2])
+        totals["value_mse"] += float(error.square().sum())
+        n_policy += losses.policy_rows
+        n_value += losses.value_rows
+    return {
+        "policy_loss": totals["policy_loss"] / max(n_policy, 1),
+        "top1": totals["top1"] / max(n_policy, 1),
+        "top5": totals["top5"] / max(n_policy, 1),
+        "value_loss": totals["value_loss"] / max(n_value, 1),
+        "value_mse": totals["value_mse"] / max(n_value, 1),
+        "positions": len(batch),
+    }
+
+
+def learning_rate(config: TrainConfig, step: int, total_steps: int) -> float:
+    """Linear warm-up, then a cosine from ``lr`` down to 1 % of it at ``total_steps``."""
+    if step < config.warmup_steps:
+        return config.lr * (step + 1) / config.warmup_steps
+    progress = min(1.0, (step - config.warmup_steps) / max(1, total_steps - config.warmup_steps))
+    return config.lr * (0.01 + 0.99 * 0.5 * (1 + math.cos(math.pi * progress)))
+
+
+def _setup_logging(out: Path) -> None:
+    log.setLevel(logging.INFO)
+    log.propagate = False
+    for old in list(log.handlers):
+        log.removeHandler(old)
+        old.close()
+    formatter = logging.Formatter("%(asctime)s %(message)s", "%Y-%m-%d %H:%M:%S")
+    for handler in (logging.FileHandler(out / "train.log"), logging.StreamHandler(sys.stderr)):
+        handler.setFormatter(formatter)
+        log.addHandler(handler)
+
+
+def _format_duration(seconds: float) -> str:
+    minutes = int(seconds // 60)
+    return f"{minutes // 60}h{minutes % 60:02d}m"
+
+
+def run(config: TrainConfig, epochs_override: float | None = None) -> Path:
+    """Train (or resume) the run in ``config.out``; returns the path of ``last.pt``."""
+    out = Path(config.out)
+    out.mkdir(parents=True, exist_ok=True)
+    _setup_logging(out)
+    resumed: dict[str, Any] | None = None
+    if (out / LAST).is_file():
+        resumed = load_checkpoint(out / LAST)
+        saved = {f.name for f in fields(TrainConfig)}
+        config = TrainConfig(**{k: v for k, v in resumed["config"].items() if k in saved})
+        config.out = str(out)
+        log.info("resuming %s at step %d", out / LAST, resumed["step"])
+    if epochs_override is not None:
+        config.epochs = epochs_override
+    hardware = Hardware.pick(config)
+    log.info("device %s, batch %d, %d loader workers, %s, %d torch threads",
+             hardware.device, hardware.batch_size, hardware.workers,
+             "bf16 autocast" if hardware.bf16 else "fp32", torch.get_num_threads())
+
+    data = load_data(config)
+    steps_per_epoch = config.steps_per_epoch or max(
+        1, sum(s.positions for s in data.train) // hardware.batch_size)
+    total_steps = max(1, round(config.epochs * steps_per_epoch))
+    model = PolicyValueModel(config.architecture()).to(hardware.device)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=config.lr,
+                                  weight_decay=config.weight_decay)
+    step, samples, wall_time = 0, 0, 0.0
+    history: list[dict[str, Any]] = []
+    best = math.inf
+    if resumed is not None:
+        model.load_state_dict(resumed["model"])
+        optimizer.load_state_dict(resumed["optimizer"])
+        step, samples = resumed["step"], resumed["samples"]
+        wall_time, history = resumed["wall_time_s"], resumed["history"]
+        best = resumed.get("best", math.inf)
+    parameters = sum(p.numel() for p in model.parameters())
+    log.info("model %s (%d parameters); %d steps of %d samples (%d per epoch), from step %d",
+             config.architecture(), parameters, total_steps, hardware.batch_size,
+             steps_per_epoch, step)
+
+    def checkpoint() -> dict[str, Any]:
+        return {"model": model.state_dict(), "optimizer": optimizer.state_dict(),
+                "architecture": asdict(config.architecture()), "config": asdict(config),
+                "step": step, "samples": samples, "wall_time_s": wall_time,
+                "history": history, "best": best, "data": data.summary}
+
+    def evaluate() -> None:
+        nonlocal best
+        record: dict[str, Any] = {"step": step, "samples": samples,
+                                  "wall_time_s": round(wall_time, 1)}
+        score = 0.0
+        for (name, batch), weight in zip(data.validation.items(), data.weights, strict=True):
+            metrics = validate(model, batch, hardware.device)
+            record[name] = metrics
+            score += weight * (metrics["policy_loss"]
+                               + config.value_weight * metrics["value_loss"])
+            log.info("validation %-11s step %d: policy loss %.4f top-1 %.3f top-5 %.3f | "
+                     "value loss %.4f mse %.4f (%d positions)", name, step,
+                     metrics["policy_loss"], metrics["top1"], metrics["top5"],
+                     metrics["value_loss"], metrics["value_mse"], metrics["positions"])
+        record["score"] = score / sum(data.weights)
+        history.append(record)
+        with open(out / "validation.jsonl", "a", encoding="utf-8") as stream:
+            stream.write(json.dumps(record) + "\n")
+        if record["score"] < best:
+            best = record["score"]
+            save_checkpoint(out / BEST, checkpoint())
+            log.info("new best validation score %.4f: saved %s", best, out / BEST)
+        save_checkpoint(out / LAST, checkpoint())
+
+    stream = BatchStream(data.train, data.weights, hardware.batch_size)
+    loader = torch.utils.data.DataLoader(
+        _TorchStream(stream, config.seed, step), batch_size=None,
+        num_workers=hardware.workers, pin_memory=hardware.device.type == "cuda",
+        persistent_workers=hardware.workers > 0)
+    batches = iter(loader)
+    running = {"policy": 0.0, "value": 0.0, "count": 0}
+    window_started, window_samples = time.monotonic(), 0
+    while step < total_steps:
+        started = time.monotonic()
+        model.train()
+        _, planes, policy, wdl = next(batches)
+        planes, policy, wdl = (t.to(hardware.device, non_blocking=True)
+                               for t in (planes, policy, wdl))
+        lr = learning_rate(config, step, total_steps)
+        for group in optimizer.param_groups:
+            group["lr"] = lr
+        with torch.autocast(hardware.device.type, dtype=torch.bfloat16, enabled=hardware.bf16):
+            policy_logits, wdl_logits = model(planes)
+        losses = compute_losses(policy_logits, wdl_logits, planes, policy, wdl)
+        loss = losses.policy + config.value_weight * losses.value
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        optimizer.step()
+        step += 1
+        samples += len(planes)
+        window_samples += len(planes)
+        wall_time += time.monotonic() - started
+        running["policy"] += losses.policy.item()
+        running["value"] += losses.value.item()
+        running["count"] += 1
+        if step % config.log_every == 0 or step == total_steps:
+            now = time.monotonic()
+            rate = window_samples / max(now - window_started, 1e-9)
+            eta = (total_steps - step) * hardware.batch_size / max(rate, 1e-9)
+            log.info("step %d/%d (epoch %.2f) | policy %.4f value %.4f | lr %.2e | "
+                     "%.0f samples/s | eta %s", step, total_steps, step / steps_per_epoch,
+                     running["policy"] / running["count"], running["value"] / running["count"],
+                     lr, rate, _format_duration(eta))
+            running = {"policy": 0.0, "value": 0.0, "count": 0}
+            window_started, window_samples = now, 0
+        if step % config.checkpoint_every == 0 or step % steps_per_epoch == 0 \
+                or step == total_steps:
+            evaluate()
+    if not history or history[-1]["step"] != step:
+        evaluate()
+    log.info("finished %d steps (%d samples) in %s of training", step, samples,
+             _format_duration(wall_time))
+    return out / LAST
