@@ -238,12 +238,15 @@ def _optional_checks(subject: _Subject) -> list[Check]:
 
 def _exit_checks(subject: _Subject) -> list[Check]:
     checks = []
-    brain = subject.started()
-    exited_in = brain.close()
-    if exited_in is None:
-        checks.append(Check("END", Outcome.FAIL, "still running 0.5 s after END (killed)"))
+    try:
+        exited_in = subject.started().close()
+    except BrainError as exc:
+        checks.append(Check("END", Outcome.FAIL, str(exc)))
     else:
-        checks.append(Check("END", Outcome.PASS, f"exited in {exited_in * 1000:.0f} ms"))
+        if exited_in is None:
+            checks.append(Check("END", Outcome.FAIL, "still running 0.5 s after END (killed)"))
+        else:
+            checks.append(Check("END", Outcome.PASS, f"exited in {exited_in * 1000:.0f} ms"))
     if subject.fresh().close(2.0, end=False) is None:
         checks.append(Check("exits at end of input", Outcome.WARN, "still running 2 s after "
                             "stdin closed (a manager that dies would leave it behind)"))

@@ -156,7 +156,8 @@ def _parser() -> argparse.ArgumentParser:
         "rate", help="standings from saved games",
         description="Ratings from saved games: run directories (games.jsonl), .jsonl, .sgf or "
                     ".psq files.")
-    rate.add_argument("paths", nargs="+", metavar="PATH")
+    rate.add_argument("paths", nargs="+", metavar="PATH",
+                      help="a run directory, or .jsonl/.sgf/.psq game files")
     rate.add_argument("--json", action="store_true", help="print JSON instead of tables")
     rate.add_argument("--rule", type=int, default=0, choices=[0, 1, 4, 8, 9],
                       help="rule of .psq files, which do not store it (default 0)")
@@ -165,10 +166,11 @@ def _parser() -> argparse.ArgumentParser:
         "check", help="protocol compliance test of one brain",
         description="Drive one brain through ABOUT, START sizes, INFO, BEGIN, BOARD (also "
                     "empty), TURN, bad input, RESTART, TAKEBACK and END; print pass/fail.")
-    check.add_argument("brain", metavar="BRAIN")
+    check.add_argument("brain", metavar="BRAIN", help="the brain, as for run")
     check.add_argument("--tc", dest="turn_ms", type=int, default=1000, metavar="MS",
                        help="timeout_turn for the moves (default 1000)")
-    check.add_argument("--tolerance", type=int, default=1000, metavar="MS")
+    check.add_argument("--tolerance", type=int, default=1000, metavar="MS",
+                       help="extra ms before a move is a timeout (default 1000)")
     return parser
 
 

@@ -21,8 +21,9 @@ Files (all UTF-8):
     Brains' stderr (``NNNNN_NAME.stderr``, capped) and, on request, I/O transcripts
     (``NNNNN_NAME.io``).
 
-A crash can at worst leave a torn last line in ``games.jsonl``; :meth:`RunDir.load_games`
-cuts it off before appending again, so no finished game is lost or counted twice.
+A crash can at worst leave a torn last line in ``games.jsonl`` (or ``events.jsonl``);
+:meth:`RunDir.load_games` cuts it off before appending again, so no finished game is lost
+or counted twice.
 """
 
 from __future__ import annotations
@@ -57,6 +58,28 @@ def config_differences(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[s
                 before, after = "(saved value)", "(new value)"
             lines.append(f"{key}: {before} -> {after}")
     return lines
+
+
+def _cut_torn_tail(path: Path, chunk: int = 1 << 16) -> None:
+    """Truncate ``path`` after its last newline (nothing if it is missing or clean); reads
+    backwards from the end, so a large log costs one small read."""
+    if not path.exists():
+        return
+    with path.open("rb+") as f:
+        end = f.seek(0, os.SEEK_END)
+        position = end
+        while position > 0:
+            start = max(0, position - chunk)
+            f.seek(start)
+            newline = f.read(position - start).rfind(b"\n")
+            if newline >= 0:
+                cut = start + newline + 1
+                break
+            position = start
+        else:
+            cut = 0
+        if cut < end:
+            f.truncate(cut)
 
 
 def _safe(name: str) -> str:
@@ -143,14 +166,16 @@ class RunDir:
         return names
 
     def load_games(self) -> list[GameRecord]:
-        """Finished games, in file order; a torn last line (a crash mid-write) is cut off."""
+        """Finished games, in file order.
+
+        A torn last line of ``games.jsonl`` or ``events.jsonl`` (a crash mid-write) is cut
+        off first, so that the next append starts on a line of its own.
+        """
+        with self._lock:
+            for path in (self.games_path, self.events_path):
+                _cut_torn_tail(path)
         if not self.games_path.exists():
             return []
-        with self._lock, self.games_path.open("rb+") as f:
-            data = f.read()
-            end = data.rfind(b"\n") + 1
-            if end < len(data):
-                f.truncate(end)
         return list(read_jsonl(self.games_path))
 
     def game_stem(self, game_id: int, black: str, white: str) -> Path:

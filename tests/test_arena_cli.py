@@ -1,0 +1,169 @@
+"""``python -m arena``: options, rate against arena.stats, check, brain specs, kill and resume."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from arena import brainspec
+from arena.brainspec import BrainSpecError, default_roster, parse_brain, unique_names
+from arena.cli import _parser, main
+from arena.records import GameRecord, GameResult, append_jsonl
+from arena.report import build_report
+from arena.stats import Pentanomial, Sprt, fit_bradley_terry, pentanomial_elo
+
+ROOT = Path(__file__).resolve().parents[1]
+FAULTY = Path(__file__).parent / "brains" / "faulty.py"
+
+
+def test_help_documents_every_option() -> None:
+    parser = _parser()
+    subparsers = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    assert set(subparsers.choices) == {"run", "rate", "check"}
+    for command, sub in subparsers.choices.items():
+        for action in sub._actions:
+            assert action.help, f"{command} {action.option_strings or action.dest} has no help"
+    text = subparsers.choices["run"].format_help()
+    for option in ("--pairs", "--games", "--tc", "--match-time", "--tolerance", "--rule",
+                   "--board", "--openings", "--symmetry", "--concurrency", "--out", "--resume",
+                   "--sprt", "--gauntlet", "--info", "--brain-args", "--reuse",
+                   "--max-memory", "--enforce-memory", "--seed", "--progress"):
+        assert option in text
+
+
+def _record(black: str, white: str, result: GameResult, pair: int, half: int) -> GameRecord:
+    return GameRecord(15, 15, 0, black, white, ((7, 7), (8, 8)), result, "five",
+                      tags={"game": str(2 * pair + half), "pair": str(pair), "half": str(half)})
+
+
+def test_rate_matches_arena_stats(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    b, w, d = GameResult.BLACK_WIN, GameResult.WHITE_WIN, GameResult.DRAW
+    # A's pairs against B: WW, WL, WD, LD, WW, DD (A is black in half 0)
+    outcomes = [(b, w), (b, b), (b, d), (w, d), (b, w), (d, d)]
+    records = []
+    for pair, (first, second) in enumerate(outcomes):
+        records += [_record("A", "B", first, pair, 0), _record("B", "A", second, pair, 1)]
+    for record in records:
+        append_jsonl(tmp_path / "games.jsonl", record)
+
+    assert main(["rate", str(tmp_path / "games.jsonl"), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    penta = Pentanomial.from_counts([0, 1, 2, 1, 2])
+    assert data["matches"][0]["pentanomial"] == list(penta.counts)
+    expected = pentanomial_elo(penta)
+    assert data["matches"][0]["elo"] == pytest.approx(expected.elo, abs=1e-3)
+    assert data["matches"][0]["error"] == pytest.approx(expected.error, abs=1e-3)
+    fit = fit_bradley_terry([(r.black, r.white, r.black_score) for r in records])
+    ratings = {p["name"]: p["elo"] for p in data["players"]}
+    assert ratings["A"] == pytest.approx(fit.rating("A").elo, abs=1e-3)
+    assert data["matches"][0]["los"] == pytest.approx(fit.los("A", "B"), abs=1e-3)
+    assert [p["points"] for p in data["players"]] == [8.0, 4.0]
+
+    report = build_report(records, ["A", "B"], Sprt(0, 50))
+    assert report.sprt_result is not None
+    assert report.sprt_result.llr == pytest.approx(Sprt(0, 50).evaluate(penta).llr)
+    assert main(["rate", str(tmp_path / "games.jsonl")]) == 0
+    text = capsys.readouterr().out
+    assert "A vs B" in text and "0 1 2 1 2" in text
+
+
+def test_check_passes_our_brain_and_fails_a_broken_one(capsys: pytest.CaptureFixture[str]
+                                                       ) -> None:
+    assert main(["check", "builtin:heuristic"]) == 0
+    out = capsys.readouterr().out
+    assert "FAIL" not in out and "BOARD empty" in out and "END" in out
+    assert main(["check", f"{sys.executable} {FAULTY} --fault start-error"]) == 1
+    assert "FAIL" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["run", "a", "b", "--games", "3"], "even number"),
+        (["run", "a", "b", "--board", "15x"], "WIDTHxHEIGHT"),
+        (["run", "a", "b", "--name", "3=x"], "from 1 to 2"),
+        (["run", "a", "b", "--info", "novalue"], "KEY=VALUE"),
+        (["run", "a", "b", "--sprt", "5", "0"], "elo0 < elo1"),
+        (["rate", "nothing.txt"], "expected a run directory"),
+    ],
+)
+def test_bad_arguments_give_clear_errors(argv: list[str], message: str,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(argv) == 1
+    assert message in capsys.readouterr().err
+
+
+def test_brain_descriptions(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    spec = parse_brain(str(FAULTY), extra_args=["--think", "0"], info=[("thread_num", "1")])
+    assert spec.cwd == str(FAULTY.parent) and spec.argv()[0] == sys.executable
+    assert spec.fallback_name() == "faulty" and spec.info == (("thread_num", "1"),)
+    line = parse_brain("python3 -m brain --engine heuristic")
+    assert line.command[:3] == ("python3", "-m", "brain") and line.fallback_name() == "brain"
+    assert parse_brain("builtin:heuristic").name == "heuristic"
+    exe = tmp_path / "pbrain-win.exe"
+    exe.write_bytes(b"MZ")
+    monkeypatch.setattr(brainspec.shutil, "which", lambda name: None)
+    with pytest.raises(BrainSpecError, match="wine is not installed"):
+        parse_brain(str(exe)).argv()
+    monkeypatch.setattr(brainspec.shutil, "which", lambda name: "/usr/bin/wine")
+    assert parse_brain(str(exe)).argv() == ["/usr/bin/wine", str(exe)]
+    with pytest.raises(BrainSpecError, match="builtin:ENGINE"):
+        parse_brain("builtin:nonsense")
+    assert unique_names(["a", "b", "a", "a-2", "a"]) == ["a", "b", "a-3", "a-2", "a-4"]
+
+
+def test_default_roster_is_our_brain_against_the_baselines() -> None:
+    from brain.engine import ENGINE_NAMES
+
+    roster = default_roster()
+    names = [spec.name for spec in roster]
+    assert names[0] == "pbrain-zero" and len(set(names)) == len(names) >= 2
+    assert "heuristic" in names or ENGINE_NAMES == ("heuristic",)
+    assert all(spec.command[1:3] == ("-m", "brain") for spec in roster)
+
+
+def _lines(path: Path) -> list[str]:
+    return path.read_text().splitlines() if path.exists() else []
+
+
+def test_killed_run_resumes_without_losing_or_repeating_games(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    brains = [f"{sys.executable} {FAULTY} --think 0.02", f"{sys.executable} {FAULTY}"]
+    command = [sys.executable, "-m", "arena", "run", *brains, "--name", "1=slow",
+               "--name", "2=fast", "--pairs", "8", "--random-openings", "3", "-j", "2",
+               "--out", str(out)]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while len(_lines(out / "games.jsonl")) < 5 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    before = _lines(out / "games.jsonl")
+    assert 5 <= len(before) < 16, "the run was not killed mid-way"
+
+    finished = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True,
+                              timeout=120)
+    assert finished.returncode == 0, finished.stderr
+    after = _lines(out / "games.jsonl")
+    assert after[: len(before)] == before  # nothing finished was lost or rewritten
+    games = [json.loads(line) for line in after]
+    ids = sorted(int(g["tags"]["game"]) for g in games)
+    assert ids == list(range(16))  # every game exactly once
+    pairs = {}
+    for g in games:
+        pairs.setdefault(g["tags"]["pair"], set()).add(g["tags"]["half"])
+    assert all(halves == {"0", "1"} for halves in pairs.values()) and len(pairs) == 8
+    events = [json.loads(line) for line in _lines(out / "events.jsonl")]
+    assert sum(e["event"] == "game_end" for e in events) >= 16
+    assert events[-1]["event"] == "run_end" and events[-1]["reason"] == "complete"
+    assert "16 games" in finished.stdout or "slow" in finished.stdout
