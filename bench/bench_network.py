@@ -27,14 +27,16 @@ from brain.train.model import PolicyValueModel
 SIZES = ((4, 32), (6, 48), (8, 64), (10, 96))
 
 
-def per_call(function: Callable[[], object], seconds: float, repeats: int = 3) -> float:
-    """Best-of-``repeats`` mean seconds per call, each repeat running ``seconds``."""
-    function()
+def per_call(seconds: float, function: Callable[..., object], *args: object,
+             repeats: int = 3) -> float:
+    """Best-of-``repeats`` mean seconds per ``function(*args)`` call, each repeat running
+    ``seconds``."""
+    function(*args)
     results = []
     for _ in range(repeats):
         calls, start = 0, time.perf_counter()
         while time.perf_counter() - start < seconds:
-            function()
+            function(*args)
             calls += 1
         results.append((time.perf_counter() - start) / calls)
     return min(results)
@@ -64,11 +66,11 @@ def bench_networks(seconds: float, sizes: list[tuple[int, int]]) -> None:
             one, many = encode_batch(pool[:1]), encode_batch(pool[:16])
             tensor_one, tensor_many = torch.from_numpy(one), torch.from_numpy(many)
             with torch.no_grad():
-                torch_one = per_call(lambda t=tensor_one: model(t), seconds)
-                torch_many = per_call(lambda t=tensor_many: model(t), seconds) / 16
-            numpy_one = per_call(lambda p=one: net.forward(p), seconds)
-            numpy_many = per_call(lambda p=many: net.forward(p), seconds) / 16
-            full = per_call(lambda b=pool[:1]: net.evaluate(b), seconds)
+                torch_one = per_call(seconds, model, tensor_one)
+                torch_many = per_call(seconds, model, tensor_many) / 16
+            numpy_one = per_call(seconds, net.forward, one)
+            numpy_many = per_call(seconds, net.forward, many) / 16
+            full = per_call(seconds, net.evaluate, pool[:1])
             print(f"| {blocks}x{channels} | {size}x{size} | {1 / numpy_one:,.0f}/s "
                   f"| {1 / numpy_many:,.0f}/s | {1 / full:,.0f}/s | {1 / torch_one:,.0f}/s "
                   f"| {1 / torch_many:,.0f}/s |", flush=True)
@@ -82,10 +84,10 @@ def bench_encode(seconds: float) -> None:
     cases += [("renju 15x15, black to move", [b for b in renju if b.to_move == 1][:64]),
               ("renju 15x15, white to move", [b for b in renju if b.to_move == 2][:64])]
     for name, pool in cases:
-        cost = per_call(lambda pool=pool: [encode(b) for b in pool], seconds) / len(pool)
+        cost = per_call(seconds, lambda boards: [encode(b) for b in boards], pool) / len(pool)
         print(f"| {name} | {cost * 1e6:.1f} |", flush=True)
     pool = cases[0][1][:16]
-    cost = per_call(lambda: encode_batch(pool), seconds) / len(pool)
+    cost = per_call(seconds, encode_batch, pool) / len(pool)
     print(f"| encode_batch of 16, freestyle 15x15 | {cost * 1e6:.1f} |")
 
 
@@ -106,7 +108,7 @@ def conv_im2col_copies(x: np.ndarray, w: np.ndarray) -> np.ndarray:
 
 def conv_sliding_window(x: np.ndarray, w: np.ndarray) -> np.ndarray:
     """sliding_window_view, reshaped (one copy) and one matmul."""
-    b, h, wd, c = x.shape
+    c = x.shape[3]
     padded = np.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0)))
     view = sliding_window_view(padded, (3, 3), axis=(1, 2))  # (B, H, W, C, 3, 3)
     return view.reshape(-1, c * 9) @ w.transpose(2, 0, 1, 3).reshape(c * 9, -1)
@@ -114,7 +116,7 @@ def conv_sliding_window(x: np.ndarray, w: np.ndarray) -> np.ndarray:
 
 def conv_shift_sum(x: np.ndarray, w: np.ndarray) -> np.ndarray:
     """Nine matmuls of shifted views, summed."""
-    b, h, wd, c = x.shape
+    _, h, wd, c = x.shape
     padded = np.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0)))
     out = None
     for k in range(9):
@@ -147,7 +149,7 @@ def bench_convolutions(seconds: float) -> None:
                 result = method(x, w).reshape(-1, 48)
                 if not np.allclose(result, reference, atol=1e-3):
                     raise AssertionError(f"{method.__name__} disagrees")
-                cells.append(f"{per_call(lambda m=method: m(x, w), seconds) * 1e6:,.0f} µs")
+                cells.append(f"{per_call(seconds, method, x, w) * 1e6:,.0f} µs")
             print(f"| {size}x{size}, batch {batch} | " + " | ".join(cells) + " |", flush=True)
 
 

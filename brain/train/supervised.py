@@ -136,18 +136,22 @@ def load_data(config: TrainConfig) -> Data:
         records, report = load_source(SOURCES[name], Path(config.data_dir), config.max_games)
         train_records, validation_records = split_records(records, config.validation_fraction)
         sampler = PositionSampler(name, train_records)
-        validation[name] = PositionSampler(name, validation_records).all_positions(
-            config.validation_positions, seed=config.seed)
         train.append(sampler)
+        if validation_records:
+            validation[name] = PositionSampler(name, validation_records).all_positions(
+                config.validation_positions, seed=config.seed)
+        else:
+            log.warning("%s: no game fell into the validation split", name)
         summary[name] = {
             "file": SOURCES[name].path, "games": report.kept, "dropped": dict(report.dropped),
             "relabelled": report.relabelled, "truncated": report.truncated,
             "train_games": len(train_records), "train_positions": sampler.positions,
             "validation_games": len(validation_records),
-            "validation_positions": len(validation[name]),
+            "validation_positions": len(validation.get(name, ())),
         }
         log.info("%s; %d train positions, %d validation positions (%.0f s)", report.summary(),
-                 sampler.positions, len(validation[name]), time.monotonic() - started)
+                 sampler.positions, summary[name]["validation_positions"],
+                 time.monotonic() - started)
     weights = config.source_weights or [math.sqrt(s.positions) for s in train]
     if len(weights) != len(train):
         raise ValueError(f"{len(weights)} source weights for {len(train)} sources")
@@ -311,8 +315,11 @@ def run(config: TrainConfig, epochs_override: float | None = None) -> Path:
         nonlocal best
         record: dict[str, Any] = {"step": step, "samples": samples,
                                   "wall_time_s": round(wall_time, 1)}
-        score = 0.0
-        for (name, batch), weight in zip(data.validation.items(), data.weights, strict=True):
+        score = total_weight = 0.0
+        weights = {sampler.name: w for sampler, w in zip(data.train, data.weights, strict=True)}
+        for name, batch in data.validation.items():
+            weight = weights[name]
+            total_weight += weight
             metrics = validate(model, batch, hardware.device)
             record[name] = metrics
             score += weight * (metrics["policy_loss"]
@@ -321,7 +328,7 @@ def run(config: TrainConfig, epochs_override: float | None = None) -> Path:
                      "value loss %.4f mse %.4f (%d positions)", name, step,
                      metrics["policy_loss"], metrics["top1"], metrics["top5"],
                      metrics["value_loss"], metrics["value_mse"], metrics["positions"])
-        record["score"] = score / sum(data.weights)
+        record["score"] = score / total_weight if total_weight else math.inf
         history.append(record)
         with open(out / "validation.jsonl", "a", encoding="utf-8") as stream:
             stream.write(json.dumps(record) + "\n")

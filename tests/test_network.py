@@ -1,0 +1,266 @@
+"""The numpy network against the torch model it is exported from, batch-norm folding, the
+game-record loaders on real lines, a tiny end-to-end training run, and the play path's
+independence from torch."""
+
+from __future__ import annotations
+
+import json
+import lzma
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from brain.board import Board, Color
+from brain.features import PLANE_COUNT, encode_batch, legal_from_planes
+from brain.network import (
+    Architecture,
+    NetMetadata,
+    PolicyValueNet,
+    WeightsError,
+    default_weights_path,
+    masked_softmax,
+    save_weights,
+)
+from brain.rules import Rule
+from brain.train.data import (
+    PASS,
+    SOURCES,
+    GameResult,
+    PositionSampler,
+    RecordError,
+    Replayer,
+    load_source,
+    parse_rapfi_line,
+    parse_renju_line,
+    verify,
+)
+from brain.train.export import export_checkpoint, fold, fold_conv_bn
+from brain.train.model import ConvBN, PolicyValueModel
+from brain.train.supervised import TrainConfig, run
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def random_model(blocks: int = 2, channels: int = 16, seed: int = 0) -> PolicyValueModel:
+    """A model in eval mode with random weights and batch-norm statistics far from the
+    identity, so that folding matters."""
+    torch.manual_seed(seed)
+    model = PolicyValueModel(Architecture(blocks, channels, 8, 8, 32))
+    with torch.no_grad():
+        for module in model.modules():
+            if isinstance(module, torch.nn.BatchNorm2d):
+                module.running_mean.uniform_(-0.5, 0.5)
+                module.running_var.uniform_(0.5, 2.0)
+                module.weight.uniform_(0.5, 1.5)
+                module.bias.uniform_(-0.3, 0.3)
+    return model.eval()
+
+
+def numpy_twin(model: PolicyValueModel) -> PolicyValueNet:
+    return PolicyValueNet(fold(model), NetMetadata(model.architecture))
+
+
+def assert_close(actual: np.ndarray, expected: np.ndarray) -> None:
+    scale = max(1.0, float(np.abs(expected).max()))
+    np.testing.assert_allclose(actual, expected, rtol=1e-4, atol=1e-4 * scale)
+
+
+def real_boards(shared_data: Path, source: str, count: int, width: int | None = None,
+                height: int | None = None) -> list[Board]:
+    """Mid-game positions of real games, optionally replayed on a larger board."""
+    records, _ = load_source(SOURCES[source], shared_data, max_games=count)
+    boards = []
+    for n, record in enumerate(records):
+        board = Board(width or record.width, height or record.height, record.rule)
+        for move in record.moves[: 6 + 3 * n]:
+            if move == PASS:
+                board.to_move = board.to_move.opponent
+            else:
+                x, y = move % record.width, move // record.width
+                board.play(board.index(x, y))
+        boards.append(board)
+    return boards
+
+
+@pytest.mark.parametrize("shape", [(15, 15), (20, 20), (9, 13)])
+def test_numpy_matches_torch_on_random_planes(shape: tuple[int, int]) -> None:
+    model = random_model()
+    planes = (np.random.default_rng(1).random((5, PLANE_COUNT, *shape)) < 0.3)
+    planes = planes.astype(np.float32)
+    with torch.no_grad():
+        policy, wdl = model(torch.from_numpy(planes))
+    out = numpy_twin(model).forward(planes)
+    assert out.policy_logits.shape == (5, shape[0] * shape[1])
+    assert_close(out.policy_logits, policy.numpy())
+    assert_close(out.wdl_logits, wdl.numpy())
+
+
+@pytest.mark.parametrize("source, width, height", [
+    ("renju", None, None), ("freestyle15", None, None), ("freestyle20", None, None),
+    ("freestyle15", 17, 15),
+])
+def test_numpy_matches_torch_on_real_positions(shared_data, source: str, width: int | None,
+                                               height: int | None) -> None:
+    model = random_model(seed=3)
+    net = numpy_twin(model)
+    boards = real_boards(shared_data, source, 8, width, height)
+    policy, value, wdl = net.evaluate_with_wdl(boards)
+    planes = encode_batch(boards)
+    with torch.no_grad():
+        logits, wdl_logits = model(torch.from_numpy(planes))
+    legal = torch.from_numpy(legal_from_planes(planes))
+    expected = torch.softmax(logits.masked_fill(~legal, -torch.inf), dim=1)
+    expected_wdl = torch.softmax(wdl_logits, dim=1)
+    assert_close(policy, expected.numpy())
+    assert_close(wdl, expected_wdl.numpy())
+    assert_close(value, (expected_wdl[:, 0] - expected_wdl[:, 2]).numpy())
+    np.testing.assert_allclose(policy.sum(axis=1), 1.0, rtol=1e-5)
+    occupied = np.frombuffer(boards[-1].cells, dtype=np.uint8) > 0
+    assert not policy[-1, occupied].any()
+    assert np.all(np.abs(value) <= 1.0)
+
+
+def test_batch_norm_folding_is_exact() -> None:
+    torch.manual_seed(5)
+    layer = ConvBN(7, 11, 3)
+    with torch.no_grad():
+        layer.bn.running_mean.uniform_(-1, 1)
+        layer.bn.running_var.uniform_(0.2, 3)
+        layer.bn.weight.uniform_(-2, 2)
+        layer.bn.bias.uniform_(-1, 1)
+    layer.eval()
+    x = torch.randn(3, 7, 10, 12)
+    weight, bias = fold_conv_bn(layer)
+    with torch.no_grad():
+        folded = torch.nn.functional.conv2d(x, weight, bias, padding=1)
+        torch.testing.assert_close(folded, layer(x), rtol=1e-5, atol=1e-5)
+
+
+def test_policy_mask_and_weights_errors(tmp_path: Path) -> None:
+    policy = masked_softmax(np.array([[1.0, 2.0, 3.0], [1.0, 1.0, 1.0]]),
+                            np.array([[True, False, True], [False, False, False]]))
+    np.testing.assert_allclose(policy[0], [1 / (1 + np.e**2), 0, np.e**2 / (1 + np.e**2)])
+    assert not policy[1].any()
+    model = random_model(1, 8)
+    arrays = fold(model)
+    with pytest.raises(WeightsError, match="does not exist"):
+        PolicyValueNet.load(tmp_path / "missing.npz")
+    with pytest.raises(WeightsError, match="features version"):
+        PolicyValueNet(arrays, NetMetadata(model.architecture, feature_version=0))
+    with pytest.raises(WeightsError, match="missing"):
+        save_weights(tmp_path / "bad.npz", {k: v for k, v in arrays.items()
+                                            if k != "stem.bias"}, NetMetadata(model.architecture))
+    (tmp_path / "junk.npz").write_bytes(b"not a zip file")
+    with pytest.raises(WeightsError, match="cannot read"):
+        PolicyValueNet.load(tmp_path / "junk.npz")
+
+
+# -- game records ------------------------------------------------------------------------
+
+
+def test_renju_line_coordinates_and_winning_five(shared_data: Path) -> None:
+    with lzma.open(shared_data / SOURCES["renju"].path, "rt") as lines:
+        line = next(line for n, line in enumerate(lines) if n == 1816)
+    assert line.split() == ["black", "h8", "h9", "i8", "g9", "f8", "f9", "g8", "i9", "e8"]
+    record = parse_renju_line(line)
+    # RenjuNet rows count from the bottom: h8 is the centre, h9 the cell above it.
+    assert record.moves[:2] == (7 * 15 + 7, 6 * 15 + 7)
+    checked = verify(record, Replayer())
+    assert (checked.record.result, checked.relabelled, checked.truncated) == (
+        GameResult.BLACK_WIN, False, False)
+    board = Replayer().position(record, len(record.moves))
+    assert all(board.cells[board.index(x, 7)] == Color.BLACK for x in range(4, 9))
+    assert parse_renju_line("white h8 -- h9").moves == (112, PASS, 97)
+
+
+def test_rapfi_line_coordinates_and_winning_five(shared_data: Path) -> None:
+    with lzma.open(shared_data / SOURCES["freestyle20"].path, "rt") as lines:
+        line = next(line for line in lines if not line.startswith("#"))
+    record = parse_rapfi_line(line, 20)
+    assert line.split()[:4] == ["black", "2", "7,7", "11,8"]
+    assert record.moves[:2] == (7 * 20 + 7, 8 * 20 + 11) and record.first_target == 2
+    assert record.target_plies()[0] == 2
+    checked = verify(record, Replayer())
+    assert (checked.record.result, checked.relabelled, checked.truncated) == (
+        GameResult.BLACK_WIN, False, False)
+    board = Replayer().position(record, len(record.moves))
+    assert all(board.cells[board.index(x, 9)] == Color.BLACK for x in range(3, 8))
+
+
+def test_corrupt_and_mislabelled_games_are_handled() -> None:
+    replayer = Replayer()
+    with pytest.raises(RecordError, match="occupied"):
+        verify(parse_renju_line("black h8 h9 h8"), replayer)
+    with pytest.raises(RecordError):
+        parse_renju_line("black h8 z99")
+    with pytest.raises(RecordError):
+        parse_rapfi_line("black 2 1,1 30,1", 20)
+    # Labelled black, but white makes five on row 9 (a9..e9): white wins, and the moves
+    # after the five are cut.
+    line = "black h1 a9 h3 b9 h5 c9 o1 d9 o3 e9 o5 o7"
+    checked = verify(parse_renju_line(line), replayer)
+    assert checked.record.result is GameResult.WHITE_WIN
+    assert checked.relabelled and checked.truncated and len(checked.record.moves) == 10
+
+
+def test_sampler_batches_are_consistent(shared_data: Path) -> None:
+    records, report = load_source(SOURCES["renju"], shared_data, max_games=20)
+    assert report.kept == 20
+    batch = PositionSampler("renju", records).sample(np.random.default_rng(0), 64)
+    assert batch.planes.shape == (64, PLANE_COUNT, 15, 15)
+    np.testing.assert_allclose(batch.policy.sum(axis=1), 1.0)
+    target = batch.policy.argmax(axis=1)
+    assert legal_from_planes(batch.planes)[np.arange(64), target].all()
+    assert set(batch.wdl.sum(axis=1).tolist()) <= {0.0, 1.0}
+
+
+# -- training end to end -----------------------------------------------------------------
+
+
+def test_tiny_training_run_exports_loadable_weights(shared_data: Path, tmp_path: Path) -> None:
+    config = TrainConfig(out=str(tmp_path / "run"), blocks=1, channels=8, policy_channels=4,
+                         value_channels=4, value_hidden=8, data_dir=str(shared_data),
+                         max_games=12, validation_fraction=0.3, validation_positions=64,
+                         epochs=1, steps_per_epoch=4, batch_size=16, warmup_steps=2,
+                         checkpoint_every=2, log_every=2, threads=1)
+    last = run(config)
+    first = torch.load(last, weights_only=False)
+    assert first["step"] == 4 and first["history"][-1]["step"] == 4
+    run(config, epochs_override=1.5)  # resumes from last.pt and trains two more steps
+    resumed = torch.load(last, weights_only=False)
+    assert resumed["step"] == 6 and resumed["samples"] == 6 * 16
+    log = (tmp_path / "run" / "train.log").read_text()
+    assert "resuming" in log and "top-1" in log
+    weights = tmp_path / "net.npz"
+    export_checkpoint(tmp_path / "run" / "best.pt", weights)
+    net = PolicyValueNet.load(weights)
+    assert net.architecture == Architecture(1, 8, 4, 4, 8)
+    assert net.metadata.training["steps"] in (2, 4, 6)
+    assert set(net.metadata.training["data"]) == set(SOURCES)
+    for board in (Board(15, rule=Rule.RENJU), Board(20), Board(8, 12, Rule.STANDARD)):
+        board.play(board.index(3, 3))
+        policy, value = net.evaluate([board, board])
+        assert policy.shape == (2, board.size) and value.shape == (2,)
+        assert policy[0, board.index(3, 3)] == 0 and abs(policy[0].sum() - 1) < 1e-5
+    lines = (tmp_path / "run" / "validation.jsonl").read_text().splitlines()
+    assert json.loads(lines[-1])["step"] == 6
+
+
+# -- the play path -------------------------------------------------------------------------
+
+
+def test_play_path_never_imports_torch() -> None:
+    code = ("import sys, brain.network, brain.features, brain.session, brain.engine; "
+            "print('torch' in sys.modules)")
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                            text=True, check=True)
+    assert result.stdout.strip() == "False"
+
+
+def test_default_weights_path_is_in_weights_folder() -> None:
+    path = default_weights_path()
+    assert path.parent == ROOT / "weights" and path.suffix == ".npz"
