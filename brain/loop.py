@@ -40,8 +40,11 @@ class Output:
         self._lock = threading.Lock()
 
     def __call__(self, line: str) -> None:
+        # Replies are ASCII; anything else (bad input echoed in an ERROR) is escaped, because
+        # stdout may use a code page that cannot encode it (a pipe on Windows: cp1252).
+        text = line.encode("ascii", "backslashreplace").decode("ascii")
         with self._lock:
-            self._stream.write(line + "\n")
+            self._stream.write(text + "\n")
             self._stream.flush()
 
 
@@ -102,16 +105,16 @@ class BrainLoop:
             # Finish what came before END at once (no more thinking), then exit; if that
             # takes too long, exit anyway: managers kill the process 0.5 s after END.
             self.session.ending = True
-            self.session.search.stop.set()
+            self.session.stop_search(received_at)
             timer = threading.Timer(END_GRACE_S, os._exit, args=(0,))
             timer.daemon = True
             timer.start()
         if isinstance(command, cmd.YxStop):
-            self.session.search.stop.set()
+            self.session.stop_search(received_at)
             return
         if isinstance(command, cmd.Info) and command.key == "timeout_turn" \
                 and command.value.strip() == "0":
-            self.session.search.stop.set()
+            self.session.stop_search(received_at)
         self._queue.put((command, received_at))
 
 

@@ -9,6 +9,7 @@ stdin live in :mod:`brain.loop`; this module only needs an output function.
 from __future__ import annotations
 
 import logging
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -53,20 +54,37 @@ class Session:
                  process_started: float | None = None, author: str = "pbrain-zero team",
                  country: str = "Czech Republic") -> None:
         self.engine = engine
-        self.write = write
+        self._write = write
         self.rule = Rule.FREESTYLE
         self.settings = TimeSettings()
         self.board: Board | None = None
         self.folder: str | None = None
         self.search = SearchState()
-        #: Set by the reader when END arrives: answer what is queued without thinking.
+        #: Set by the reader when END arrives: finish what is queued without thinking and
+        #: write nothing more (a move computed for a TURN before END is not sent).
         self.ending = False
         self._started = time.monotonic() if process_started is None else process_started
         self._first_move = True
+        self._stop_requested_at = float("-inf")
         self._pending_error: str | None = None
         self._worker: threading.Thread | None = None
         self._about = {"name": engine.name, "version": __version__, "author": author,
                        "country": country}
+
+    def write(self, line: str) -> None:
+        """Send one reply line, unless END has arrived: after END the brain stays silent."""
+        if not self.ending:
+            self._write(line)
+
+    def stop_search(self, requested_at: float) -> None:
+        """Stop thinking now (YXSTOP, END, ``INFO timeout_turn 0``), called from the reader.
+
+        The request also applies to a search that has not started yet for a command read
+        before ``requested_at``: the reader may see YXSTOP before the TURN it follows is
+        handled, and that TURN is then answered at once.
+        """
+        self._stop_requested_at = requested_at
+        self.search.stop.set()
 
     # -- dispatch ----------------------------------------------------------------------
 
@@ -154,9 +172,9 @@ class Session:
         # INFO is never answered: a problem is reported at the next move request.
         try:
             if key in ("timeout_turn", "timeout_match", "time_left", "max_memory"):
-                setattr(self.settings, key, command.as_int())
+                setattr(self.settings, key, _info_int(command))
             elif key == "rule":
-                self._set_rule(command.as_int())
+                self._set_rule(_info_int(command))
             elif key == "folder":
                 self.folder = value
         except Exception as exc:
@@ -242,11 +260,13 @@ class Session:
         budget = self.budget(received_at)
         self._first_move = False
         fallback = quick_move(board)
-        if budget.instant or self.ending:
-            return fallback
+        if budget.instant or self.ending or self._stop_requested_at >= received_at:
+            return fallback  # no time, or told to stop before the search began
         result: list[int] = []
         stop = threading.Event()
         self.search = SearchState(stop=stop, running=True)
+        if self._stop_requested_at >= received_at:
+            stop.set()  # the request came while this search was being set up
 
         def run() -> None:
             try:
@@ -323,6 +343,21 @@ class Session:
         move = self.think(received_at)
         fresh.play(move)
         self.write(replies.format_move(*fresh.xy(move)))
+
+
+_INFO_INT_RE = re.compile(r"-?[0-9]{1,18}")
+
+
+def _info_int(command: cmd.Info) -> int:
+    """The value of a numeric INFO key.
+
+    ``Info.as_int`` refuses numbers of more than 9 digits, but managers send 10-digit values:
+    ``time_left 2147483647`` (no game clock; c-gomoku-cli, before every move) and
+    ``max_memory 2147483647`` (Piskvork, for limits over 2047 MB).
+    """
+    if _INFO_INT_RE.fullmatch(command.value):
+        return int(command.value)
+    return command.as_int()  # raises with the reason
 
 
 def _black_is_ahead(board: Board) -> bool:
