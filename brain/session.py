@@ -68,6 +68,9 @@ class Session:
         self._stop_requested_at = float("-inf")
         self._pending_error: str | None = None
         self._worker: threading.Thread | None = None
+        #: Whether the last move came from the engine (not the fallback), so its summary
+        #: describes that move.
+        self._searched = False
         self._about = {"name": engine.name, "version": __version__, "author": author,
                        "country": country}
 
@@ -259,6 +262,7 @@ class Session:
         board = self._require_board()
         budget = self.budget(received_at)
         self._first_move = False
+        self._searched = False
         fallback = quick_move(board)
         if budget.instant or self.ending or self._stop_requested_at >= received_at:
             return fallback  # no time, or told to stop before the search began
@@ -295,6 +299,7 @@ class Session:
             log.error("engine %s chose an illegal move %r; playing the fallback move",
                       self.engine.name, move)
             return fallback
+        self._searched = True
         return move
 
     def _ready_to_move(self) -> Board:
@@ -310,7 +315,7 @@ class Session:
             raise CommandRefused("the board is full: there is no move to play")
         move = self.think(received_at)
         board.play(move)
-        summary = self.engine.summary()
+        summary = self.engine.summary() if self._searched else ""
         if summary:
             self.write(replies.message(summary))
         self.write(replies.format_move(*board.xy(move)))

@@ -172,6 +172,7 @@ def test_piskvork_timeout_turn_zero_is_instant(spawn: Spawn) -> None:
         brain.send(f"TURN {theirs[0]},{theirs[1]}")
         ours = brain.read_move(0.1 + REPLY_SLACK_S)
         ref.play(ours, 1)
+    assert brain.side_lines == [], "a search summary for moves played without a search"
     # Piskvork's "move now": INFO timeout_turn 0 in the middle of a long think.
     brain.send("INFO timeout_turn 20000")
     theirs = ref.near(ours)
