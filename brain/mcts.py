@@ -387,8 +387,9 @@ class Mcts:
     def _choose(self, board: Board, root: Node, deadline: float) -> int:
         """Most visited move, a proven win first, a proven loss last; a move after which
         the opponent has a quick VCF is dropped while another remains."""
-        if len(root.moves) == 0:
-            # Settled without candidates (e.g. two fives against us): the best try.
+        if len(root.moves) == 0 or root.total == 0:
+            # Settled without candidates (two fives against us), or stopped before any
+            # playout: the one-ply choice is the best informed move there is.
             return choose_move(board)
         order = np.argsort(-root.visits, kind="stable")
         ranked: list[int] = []

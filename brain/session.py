@@ -9,7 +9,6 @@ stdin live in :mod:`brain.loop`; this module only needs an output function.
 from __future__ import annotations
 
 import logging
-import re
 import threading
 import time
 from collections.abc import Callable
@@ -175,9 +174,9 @@ class Session:
         # INFO is never answered: a problem is reported at the next move request.
         try:
             if key in ("timeout_turn", "timeout_match", "time_left", "max_memory"):
-                setattr(self.settings, key, _info_int(command))
+                setattr(self.settings, key, command.as_int())
             elif key == "rule":
-                self._set_rule(_info_int(command))
+                self._set_rule(command.as_int())
             elif key == "folder":
                 self.folder = value
         except Exception as exc:
@@ -252,9 +251,12 @@ class Session:
         board = self._require_board()
         debt = 0.0
         if self._first_move:
-            debt = max(0.0, received_at - self._started) + INTERPRETER_STARTUP_S
-            # Only the part before the command arrived can be charged to this move.
-            debt = min(debt, 3.0)
+            # Managers count start-up inside the first move's window. GomocupJudge may
+            # suspend the process after START, and wall time keeps running while it is
+            # suspended, so charge the CPU time the process has used (start-up work is
+            # CPU-bound), never more than the wall time since it started.
+            wall = max(0.0, received_at - self._started)
+            debt = min(wall, time.process_time()) + INTERPRETER_STARTUP_S
         return plan_move(self.settings, received_at, board.move_count, debt)
 
     def think(self, received_at: float) -> int:
@@ -348,21 +350,6 @@ class Session:
         move = self.think(received_at)
         fresh.play(move)
         self.write(replies.format_move(*fresh.xy(move)))
-
-
-_INFO_INT_RE = re.compile(r"-?[0-9]{1,18}")
-
-
-def _info_int(command: cmd.Info) -> int:
-    """The value of a numeric INFO key.
-
-    ``Info.as_int`` refuses numbers of more than 9 digits, but managers send 10-digit values:
-    ``time_left 2147483647`` (no game clock; c-gomoku-cli, before every move) and
-    ``max_memory 2147483647`` (Piskvork, for limits over 2047 MB).
-    """
-    if _INFO_INT_RE.fullmatch(command.value):
-        return int(command.value)
-    return command.as_int()  # raises with the reason
 
 
 def _black_is_ahead(board: Board) -> bool:

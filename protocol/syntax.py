@@ -41,11 +41,12 @@ four bytes in UTF-8; a longer line would be cut by the manager and its tail read
 separate (possibly move-like) line.
 """
 
-MAX_NUMBER_DIGITS: Final = 9
-"""Most significant digits accepted in one integer (so ``|n| < 10**9``).
+MAX_NUMBER_DIGITS: Final = 18
+"""Most significant digits accepted in one integer (so ``|n| < 10**18``).
 
-No board is anywhere near that large; the cap keeps :func:`int` cheap and avoids Python's
-4300-digit conversion limit on hostile input.
+Managers send 10-digit values (``INFO time_left 2147483647`` for "no game clock",
+``INFO max_memory 2147483647``), and memory limits in bytes can be larger still; the cap
+keeps :func:`int` cheap and avoids Python's 4300-digit conversion limit on hostile input.
 """
 
 _INT_RE: Final = re.compile(r"-?[0-9]+")

@@ -429,7 +429,7 @@ def test_block_stone_limit_is_enforced() -> None:
         ("TURN 1_0,2", "TURN x must be an integer, got '1_0'"),
         ("TURN \u0661,2", "TURN x must be an integer"),
         ("TURN 1.5,2", "TURN x must be an integer, got '1.5'"),
-        ("TURN 1234567890,1", "more than 9 digits"),
+        ("TURN 1234567890123456789,1", "more than 18 digits"),
         ("START", "START needs a board size"),
         ("START abc", "START size must be an integer, got 'abc'"),
         ("START 20 20", "START size must be an integer, got '20 20'"),
@@ -695,7 +695,7 @@ def test_parse_reply(line: str, expected: Reply) -> None:
         ("7, 8 9,9", "malformed move"),
         ("7,8x", "unrecognised"),
         ("...", "unrecognised"),
-        ("12345678901,1", "more than 9 digits"),
+        ("1234567890123456789,1", "more than 18 digits"),
         ("Thinking...", "unrecognised"),
         ("FORBID 0707.", "unrecognised"),
     ],
@@ -867,3 +867,10 @@ def test_format_reply_keeps_junk_raw_and_rejects_other_types() -> None:
         format_reply("7,7")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="at least two moves"):
         MovesReply(((7, 7),))
+
+
+def test_ten_digit_info_values_managers_send_are_numbers() -> None:
+    # c-gomoku-cli sends time_left 2147483647 before every move of an untimed game, and
+    # Piskvork max_memory 2147483647 for limits over 2047 MB.
+    for key in ("time_left", "max_memory"):
+        assert Info(key, "2147483647").as_int() == 2147483647
