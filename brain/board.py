@@ -109,6 +109,13 @@ _GEOMETRIES: dict[tuple[int, int], _Geometry] = {}
 _ZOBRIST_SEED = 0x9E3779B97F4A7C15
 
 
+def _geometry_for(width: int, height: int) -> _Geometry:
+    geometry = _GEOMETRIES.get((width, height))
+    if geometry is None:
+        geometry = _GEOMETRIES[(width, height)] = _geometry(width, height)
+    return geometry
+
+
 def _zobrist(size: int) -> tuple[list[int], list[int], list[int]]:
     rng = random.Random(_ZOBRIST_SEED + size)
     return ([0] * size, [rng.getrandbits(64) for _ in range(size)],
@@ -136,10 +143,7 @@ class Board:
         self.height = height
         self.size = width * height
         self.rule = rule
-        geometry = _GEOMETRIES.get((width, height))
-        if geometry is None:
-            geometry = _GEOMETRIES[(width, height)] = _geometry(width, height)
-        self._geo = geometry
+        self._geo = _geometry_for(width, height)
         self._zobrist = _zobrist(self.size)
         # Tables indexed by colour (row 0 unused so that a Color indexes directly).
         black = line_table(rule.line_rule(Color.BLACK), Color.BLACK)

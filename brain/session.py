@@ -57,6 +57,7 @@ class Session:
         self.rule = Rule.FREESTYLE
         self.settings = TimeSettings()
         self.board: Board | None = None
+        self._size: tuple[int, int] | None = None
         self.folder: str | None = None
         self.search = SearchState()
         #: Set by the reader when END arrives: finish what is queued without thinking and
@@ -150,14 +151,19 @@ class Session:
                 raise CommandRefused(
                     f"unsupported board size {shape}: this brain plays {MIN_SIZE} to {MAX_SIZE}"
                 )
-        # Answer first: building the board's tables may take a few hundred ms.
         self.write(replies.OK)
-        self.board = Board(width, height, self.rule)
+        # The board (and its tables, a few hundred ms on first use) is built at the first
+        # command that needs it, when INFO rule has arrived: managers send the rule after
+        # START, and building for the wrong rule first would waste the first move's time.
+        self.board = None
+        self._size = (width, height)
         self.engine.new_game()
 
     def _require_board(self) -> Board:
         if self.board is None:
-            raise CommandRefused("no board yet: send START first")
+            if self._size is None:
+                raise CommandRefused("no board yet: send START first")
+            self.board = Board(*self._size, self.rule)
         return self.board
 
     def _cell(self, x: int, y: int) -> int:
