@@ -116,11 +116,14 @@ class AlphaBetaEngine:
 
     name = "pbrain-alphabeta"
 
-    def __init__(self, level: int = MAX_LEVEL, seed: int = 0) -> None:
+    def __init__(self, level: int = MAX_LEVEL, seed: int = 0,
+                 config: Level | None = None) -> None:
+        """Play at ``level`` (0 to :data:`MAX_LEVEL`), or with a custom ``config``
+        (benchmarks, experiments) in place of that level's settings."""
         if not 0 <= level <= MAX_LEVEL:
             raise ValueError(f"level must be 0 to {MAX_LEVEL}, not {level}")
         self.level = level
-        self.config = LEVELS[level]
+        self.config = config or LEVELS[level]
         self.seed = seed
         self.last_info: SearchInfo | None = None
         self.solver = ThreatSolver()

@@ -120,3 +120,10 @@ def freestyle_vcf_puzzles(every: int = 1) -> list[FreestyleVcf]:
             )
         )
     return out
+
+
+def lfz_puzzles(mode: int, rule: Rule, every: int = 1) -> list[tuple[str, Board]]:
+    """The 15x15 lfz084 puzzles of one ``mode`` (32 VCF, 67 win in three attacks, ...)
+    as (name, board) under ``rule``; every ``every``-th one only."""
+    chosen = [p for p in _read_jsonl(LFZ_PUZZLES) if p["mode"] == mode and p["size"] == 15]
+    return [(f"{p['collection']}#{p['index']}", lfz_board(p, rule)) for p in chosen[::every]]

@@ -1,0 +1,75 @@
+"""Alpha-beta search speed on Rapfi's ten benchmark positions.
+
+For each position: a fixed-depth search (no solver, so the figure is the search alone)
+and a time-limited move at the top level (solver included). Nodes count every position
+the engine visits (search, quiescence, and at the top level the solver's nodes).
+
+Run: ``.venv/bin/python bench/bench_search.py [--depth 4] [--seconds 2]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import threading
+import time
+from pathlib import Path
+
+from tabulate import tabulate
+
+from arena.openings import parse_opening_line
+from brain.alphabeta import MAX_LEVEL, AlphaBetaEngine, Level
+from brain.board import Board
+from brain.rules import Rule
+
+POSITIONS = (Path(__file__).resolve().parents[2] / "shared" / "data" / "benchmarks"
+             / "rapfi_bench_positions.tsv")
+RULES = {"freestyle": Rule.FREESTYLE, "standard": Rule.STANDARD, "renju": Rule.RENJU}
+
+
+def positions() -> list[tuple[str, Board]]:
+    """(label, board) for each line of the benchmark file."""
+    out = []
+    for line in POSITIONS.read_text(encoding="utf-8").splitlines():
+        if line.startswith(("#", "rule\t")) or not line.strip():
+            continue
+        rule, size, _, moves = line.split("\t")
+        board = Board(int(size), rule=RULES[rule])
+        for x, y in parse_opening_line(moves, "pos", int(size)).moves:
+            board.play(board.index(x, y))
+        out.append((f"{rule} {size} {moves}", board))
+    return out
+
+
+def run(engine: AlphaBetaEngine, board: Board, seconds: float) -> tuple[int, int, float]:
+    """Nodes, depth and seconds of one move."""
+    engine.new_game()
+    engine.choose_move(board, time.monotonic() + seconds, threading.Event())
+    info = engine.last_info
+    assert info is not None
+    return info.nodes, info.depth, info.seconds
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--depth", type=int, default=4, help="fixed search depth (plies)")
+    parser.add_argument("--seconds", type=float, default=2.0, help="time per top-level move")
+    args = parser.parse_args()
+    fixed = AlphaBetaEngine(config=Level(args.depth, 15, 0, 0, 0, time_managed=False))
+    top = AlphaBetaEngine(MAX_LEVEL)
+    rows, rates, top_rates = [], [], []
+    for label, board in positions():
+        nodes, depth, seconds = run(fixed, board, 600)
+        t_nodes, t_depth, t_seconds = run(top, board, args.seconds)
+        rates.append(nodes / seconds)
+        top_rates.append(t_nodes / t_seconds)
+        rows.append([label, nodes, depth, f"{seconds:.2f}", f"{nodes / seconds:,.0f}",
+                     t_nodes, t_depth, f"{t_seconds:.2f}", f"{t_nodes / t_seconds:,.0f}"])
+    print(tabulate(rows, headers=["position", "nodes", "depth", "s", "nodes/s",
+                                  f"nodes {args.seconds:g}s", "depth", "s", "nodes/s"]))
+    print(f"\nmedian nodes/s: fixed depth {statistics.median(rates):,.0f}, "
+          f"top level {statistics.median(top_rates):,.0f}")
+
+
+if __name__ == "__main__":
+    main()

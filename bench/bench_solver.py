@@ -1,0 +1,115 @@
+"""Threat-space solver: solve rate and time on the tactics problem sets.
+
+Sets (``shared/data/tactics``):
+
+* ``quintet`` — the 24 renju VCF/VCT tests with their attack limits (VCT threats as deep
+  as the test's threat limit); correct = the expected win / no-win.
+* ``freestyle-vcf`` — lfz084 VCF puzzles with our freestyle labels: correct = a VCF found
+  exactly when labelled, starting with a labelled winning first move.
+* ``renju-vcf`` — lfz084 VCF puzzles (mode 32) under renju: the side to move wins by VCF.
+* ``renju-vct3`` — lfz084 "win within three attacks" puzzles (mode 67) under renju: VCT
+  with at most three attacker moves, threats up to a four-three threat (threat depth 1:
+  many of these puzzles need such threats, threes alone do not solve them).
+
+Each case runs with a fresh solver under each wall-clock budget. Run:
+``.venv/bin/python bench/bench_solver.py [--budgets 0.1 1] [--every 1] [--sets ...]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from tabulate import tabulate
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from puzzle_data import freestyle_vcf_puzzles, lfz_puzzles, quintet_mates
+
+from brain.board import Board
+from brain.rules import Rule
+from brain.solver import SolveResult, Status, ThreatSolver
+
+Solve = Callable[[ThreatSolver, Board, float], SolveResult]
+
+
+@dataclass(frozen=True)
+class Case:
+    """One problem: how to solve it and what counts as right."""
+
+    board: Board
+    solve: Solve
+    #: True: a win must be found; False: none may be.
+    expected: bool
+    #: Accepted first moves of a win (empty: any).
+    first_moves: frozenset[int] = frozenset()
+
+
+def _vcf(max_attacks: int | None = None) -> Solve:
+    return lambda solver, board, deadline: solver.vcf(board, max_attacks, deadline)
+
+
+def _vct(max_attacks: int | None, threat_depth: int) -> Solve:
+    return lambda solver, board, deadline: solver.vct(board, max_attacks, threat_depth,
+                                                      deadline)
+
+
+def load(name: str, every: int) -> list[Case]:
+    if name == "quintet":
+        return [Case(m.board, _vct(m.max_attacks, m.threat_depth) if m.vct
+                     else _vcf(m.max_attacks), m.proven) for m in quintet_mates()]
+    if name == "freestyle-vcf":
+        return [Case(p.board, _vcf(), p.has_vcf, p.winning_first_moves)
+                for p in freestyle_vcf_puzzles(every)]
+    if name == "renju-vcf":
+        return [Case(board, _vcf(), True) for _, board in lfz_puzzles(32, Rule.RENJU, every)]
+    if name == "renju-vct3":
+        return [Case(board, _vct(3, 1), True) for _, board in lfz_puzzles(67, Rule.RENJU, every)]
+    raise ValueError(f"unknown set {name!r}")
+
+
+def measure(cases: list[Case], budget: float) -> list[object]:
+    correct = unknown = wrong = 0
+    times = []
+    for case in cases:
+        result = case.solve(ThreatSolver(), case.board, time.monotonic() + budget)
+        times.append(result.seconds)
+        if result.status is Status.UNKNOWN:
+            unknown += 1
+        elif (result.status is Status.WIN) == case.expected and (
+            not case.first_moves or result.status is not Status.WIN
+            or result.move in case.first_moves
+        ):
+            correct += 1
+        else:
+            wrong += 1
+    positives = sum(case.expected for case in cases)
+    return [len(cases), positives, correct, f"{100 * correct / len(cases):.1f}%", unknown,
+            wrong, f"{1000 * statistics.median(times):.1f}",
+            f"{1000 * statistics.quantiles(times, n=10)[-1]:.0f}"]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--budgets", type=float, nargs="+", default=[0.1, 1.0])
+    parser.add_argument("--every", type=int, default=1, help="take every n-th lfz084 puzzle")
+    parser.add_argument("--sets", nargs="+",
+                        default=["quintet", "freestyle-vcf", "renju-vcf", "renju-vct3"])
+    args = parser.parse_args()
+    rows = []
+    for name in args.sets:
+        cases = load(name, args.every)
+        for budget in args.budgets:
+            rows.append([name, f"{budget:g}s", *measure(cases, budget)])
+            print(tabulate([rows[-1]], tablefmt="plain"), flush=True)
+    print()
+    print(tabulate(rows, headers=["set", "budget", "cases", "wins expected", "correct",
+                                  "rate", "unknown", "wrong", "median ms", "p90 ms"]))
+
+
+if __name__ == "__main__":
+    main()
