@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import shlex
+import signal
 import sys
 from collections.abc import Sequence
 from datetime import datetime
@@ -40,6 +41,9 @@ GOMOCUP_FREESTYLE15 = (ROOT.parent / "shared" / "data" / "openings" / "gomocup"
 #: Pairs the default run plays in all (spread over its pairings, at least 2 each): about
 #: 24 games, 1-2 minutes on two cores with a 1 s/move brain.
 DEFAULT_RUN_PAIRS = 12
+#: Tolerance of the default run: its four brain processes start at once on a small
+#: machine, and a Python brain's first move (imports, tables) can then exceed 2 s.
+DEFAULT_RUN_TOLERANCE_MS = 3000
 #: Gomocup's memory limit (350 MiB), sent as ``INFO max_memory`` by default.
 GOMOCUP_MEMORY = 367_001_600
 
@@ -47,7 +51,8 @@ DEFAULT_RUN_HELP = """\
 Without BRAIN arguments, runs the default match: pbrain-zero (its default engine) against
 the built-in baselines (see arena.brainspec.default_roster), 15x15 freestyle, the 12 Gomocup
 2026 Freestyle-15 openings from ../shared/data (generated openings if absent), 12 pairs
-spread over the pairings (at least 2 each), 1000 ms/move and 20 s/game, 2 games at once.
+spread over the pairings (at least 2 each), 1000 ms/move and 20 s/game with a 3000 ms
+tolerance, 2 games at once.
 Any option given still applies."""
 
 
@@ -117,8 +122,9 @@ def _parser() -> argparse.ArgumentParser:
                        metavar="MS", help="timeout_turn in ms (default 1000; 0 = instant)")
     clock.add_argument("--match-time", type=int, default=0, metavar="MS",
                        help="timeout_match per brain and game in ms (default 0 = none)")
-    clock.add_argument("--tolerance", type=int, default=1000, metavar="MS",
-                       help="extra ms a move may take before it is a time loss (default 1000)")
+    clock.add_argument("--tolerance", type=int, default=None, metavar="MS",
+                       help="extra ms a move may take before it is a time loss (default 1000 "
+                            "as Gomocup; 3000 for the default run, as c-gomoku-cli)")
     clock.add_argument("--max-memory", type=float, default=GOMOCUP_MEMORY / 2**20,
                        metavar="MIB", help="INFO max_memory in MiB (default 350, as Gomocup; "
                                            "0 = no limit)")
@@ -259,7 +265,9 @@ def _config(args: argparse.Namespace) -> TournamentConfig:
         except ValueError as exc:
             raise CliError(f"--sprt: {exc}") from None
     try:
-        time = TimeControl(args.turn_ms, match_ms, args.tolerance)
+        tolerance = args.tolerance if args.tolerance is not None else (
+            DEFAULT_RUN_TOLERANCE_MS if default_run else 1000)
+        time = TimeControl(args.turn_ms, match_ms, tolerance)
     except ValueError as exc:
         raise CliError(str(exc)) from None
     settings = GameSettings(
@@ -273,6 +281,10 @@ def _config(args: argparse.Namespace) -> TournamentConfig:
         random_order=args.opening_order == "random", seed=args.seed, sprt=sprt,
         reuse=args.reuse,
     )
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -298,6 +310,7 @@ def _run(args: argparse.Namespace) -> int:
           f"{config.settings.height} rule {int(config.settings.rule)}, "
           f"{config.settings.time.describe()}, {options.concurrency} at once; "
           f"output in {out.path}", file=sys.stderr)
+    signal.signal(signal.SIGTERM, _interrupt)  # stop as cleanly as on Ctrl-C
     try:
         report = tournament.run()
     except KeyboardInterrupt:

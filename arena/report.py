@@ -214,7 +214,7 @@ def _elo_text(value: float | None, error: float | None) -> tuple[str, str]:
     if value is None:
         return "-", "-"
     err = "-" if error is None or not math.isfinite(error) else f"{error:.0f}"
-    return f"{value:+.0f}", err
+    return ("+inf" if value > 0 else "-inf") if math.isinf(value) else f"{round(value):+d}", err
 
 
 def _standings_table(report: Report) -> str:

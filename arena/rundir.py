@@ -196,7 +196,7 @@ class RunDir:
 
     def event(self, event: str, **fields: Any) -> None:
         """Append one event line to ``events.jsonl`` (flushed, not fsynced)."""
-        line = json.dumps({"t": datetime.now(UTC).isoformat(timespec="milliseconds"),
+        line = json.dumps({"t": datetime.now(UTC).isoformat(timespec="microseconds"),
                            "event": event, **fields}, ensure_ascii=False)
         with self._lock, self.events_path.open("a", encoding="utf-8") as f:
             f.write(line + "\n")

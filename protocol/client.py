@@ -343,9 +343,8 @@ class BrainProcess:
     :ivar stale_lines: lines discarded because they arrived outside any request.
     :ivar dropped_lines: stdout lines lost because too many were pending.
     :ivar stderr_bytes: bytes the brain wrote to stderr (all of them, logged or not).
+    :ivar stderr_limit: most bytes of stderr written to the log file.
     """
-
-    stderr_limit: int = STDERR_LIMIT
 
     def __init__(
         self,
