@@ -40,6 +40,9 @@ from arena.stats import (
 
 __all__ = ["MatchRow", "PlayerRow", "Report", "build_report", "complete_pairs"]
 
+#: Termination values that are a brain's fault (counted in the Faults column).
+_FAULTS = frozenset(t.value for t in Termination if t.is_fault)
+
 
 @dataclass(frozen=True)
 class PlayerRow:
@@ -168,7 +171,7 @@ def build_report(records: Sequence[GameRecord], names: Sequence[str] | None = No
         termination = record.tags.get("termination", record.reason.split(":")[0])
         terminations[termination] += 1
         loser = {record.black: record.white, record.white: record.black}.get(record.winner or "")
-        if loser is not None and termination in {t.value for t in Termination if t.is_fault}:
+        if loser is not None and termination in _FAULTS:
             faults[loser] += 1
     pairs = complete_pairs(records)
     penta_pairs: dict[tuple[str, str], list[tuple[float, float]]] = defaultdict(list)
