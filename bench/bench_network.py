@@ -4,7 +4,7 @@ convolution formulations that :mod:`brain.network` chose between.
 
 Run: ``OPENBLAS_NUM_THREADS=1 .venv/bin/python bench/bench_network.py`` (one core, as
 the brain is measured; needs the ``train`` extra for the torch column). Figures go to
-``docs/network.md``.
+``docs/network.md``. Times are CPU times (see :func:`per_call`).
 """
 
 from __future__ import annotations
@@ -29,16 +29,17 @@ SIZES = ((4, 32), (6, 48), (8, 64), (10, 96))
 
 def per_call(seconds: float, function: Callable[..., object], *args: object,
              repeats: int = 3) -> float:
-    """Best-of-``repeats`` mean seconds per ``function(*args)`` call, each repeat running
-    ``seconds``."""
+    """Best-of-``repeats`` mean CPU seconds per ``function(*args)`` call, each repeat
+    running ``seconds`` of CPU time. CPU time, not wall time, because the development
+    machine is shared: with one BLAS/torch thread it is the uncontended wall time."""
     function(*args)
     results = []
     for _ in range(repeats):
-        calls, start = 0, time.perf_counter()
-        while time.perf_counter() - start < seconds:
+        calls, start = 0, time.process_time()
+        while time.process_time() - start < seconds:
             function(*args)
             calls += 1
-        results.append((time.perf_counter() - start) / calls)
+        results.append((time.process_time() - start) / calls)
     return min(results)
 
 

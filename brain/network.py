@@ -37,6 +37,8 @@ from brain.features import FEATURE_VERSION, PLANE_COUNT, encode_batch, legal_fro
 
 #: Name of the weights file shipped in ``weights/``.
 DEFAULT_WEIGHTS_NAME = "pbrain-zero.npz"
+#: Largest number of board cells evaluated in one pass (see :meth:`PolicyValueNet.forward`).
+CHUNK_CELLS = 512
 #: Identifies our weights files; bumped when the file layout changes.
 FORMAT = "pbrain-zero-net"
 FORMAT_VERSION = 1
@@ -206,11 +208,24 @@ class PolicyValueNet:
     # -- evaluation ------------------------------------------------------------------------
 
     def forward(self, planes: np.ndarray) -> NetOutput:
-        """Raw outputs for (B, C, H, W) input planes (see :mod:`brain.features`)."""
+        """Raw outputs for (B, C, H, W) input planes (see :mod:`brain.features`).
+
+        The batch is run in chunks of at most :data:`CHUNK_CELLS` cells (at least one
+        board): bigger matrices fall out of the CPU cache and run slower per board.
+        """
         planes = np.asarray(planes, dtype=np.float32)
         if planes.ndim != 4 or planes.shape[1] != self.architecture.in_planes:
             raise ValueError(f"expected planes of shape (B, {self.architecture.in_planes}, H, W),"
                              f" got {planes.shape}")
+        step = max(1, CHUNK_CELLS // (planes.shape[2] * planes.shape[3]))
+        if len(planes) <= step:
+            return self._forward(planes)
+        parts = [self._forward(planes[start:start + step])
+                 for start in range(0, len(planes), step)]
+        return NetOutput(np.concatenate([p.policy_logits for p in parts]),
+                         np.concatenate([p.wdl_logits for p in parts]))
+
+    def _forward(self, planes: np.ndarray) -> NetOutput:
         x = _conv3x3(planes.transpose(0, 2, 3, 1), *self._stem)
         np.maximum(x, 0.0, out=x)
         for first, second in self._blocks:
