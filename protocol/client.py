@@ -510,18 +510,19 @@ class BrainProcess:
             self._shutdown()
 
     def _shutdown(self) -> None:
+        """Kill the tree, reap it and let the reader threads finish (idempotent; the
+        tournament may call it from another thread while a request is waiting)."""
         self._closed = True
         kill_tree(self._process)
         with contextlib.suppress(subprocess.TimeoutExpired):
             self._process.wait(timeout=5.0)
-        for stream in (self._process.stdin,):
+        if self._process.stdin is not None:
             with contextlib.suppress(OSError):
-                if stream is not None:
-                    stream.close()
+                self._process.stdin.close()
         for reader in self._readers:
             reader.join(timeout=1.0)
-        if self._transcript is not None:
-            with self._transcript_lock:
+        with self._transcript_lock:
+            if self._transcript is not None:
                 self._transcript.close()
                 self._transcript = None
 
@@ -720,12 +721,6 @@ class BrainProcess:
 
         :raises BrainRefused: for ``ERROR``/``UNKNOWN``.
         """
-        if self._closed:
-            raise BrainClosed(self.name, "the brain was already ended or killed")
-        with self._arrived:
-            ended = self._output_ended and not self._buffer
-        if ended:
-            raise self._crashed(during)
         sent = self._write(commands)
         self._discard_stale(sent)
         if about:
@@ -779,7 +774,7 @@ class BrainProcess:
         height: int | None = None,
         *,
         rule: int = 0,
-        timeout_turn_ms: int = 0,
+        timeout_turn_ms: int = 5000,
         timeout_match_ms: int = 0,
         max_memory: int = 0,
         game_type: int = 1,
