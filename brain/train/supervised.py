@@ -265,6 +265,139 @@ def _format_duration(seconds: float) -> str:
     return f"{minutes // 60}h{minutes % 60:02d}m"
 
 
+@dataclass
+class Progress:
+    """Counters of a run, saved in its checkpoints."""
+
+    step: int = 0
+    samples: int = 0
+    #: Seconds spent in training steps (loading and validation not counted).
+    wall_time_s: float = 0.0
+    #: Lowest validation score so far (weighted policy + value loss).
+    best: float = math.inf
+    history: list[dict[str, Any]] = field(default_factory=list)
+
+    @classmethod
+    def of_checkpoint(cls, payload: dict[str, Any]) -> Progress:
+        return cls(payload["step"], payload["samples"], payload["wall_time_s"],
+                   payload.get("best", math.inf), payload["history"])
+
+
+class Trainer:
+    """One supervised run: model, optimizer, data and progress."""
+
+    def __init__(self, config: TrainConfig, hardware: Hardware, data: Data,
+                 resumed: dict[str, Any] | None = None) -> None:
+        self.config, self.hardware, self.data = config, hardware, data
+        self.out = Path(config.out)
+        self.steps_per_epoch = config.steps_per_epoch or max(
+            1, sum(s.positions for s in data.train) // hardware.batch_size)
+        self.total_steps = max(1, round(config.epochs * self.steps_per_epoch))
+        self.model = PolicyValueModel(config.architecture()).to(hardware.device)
+        self.optimizer = torch.optim.AdamW(self.model.parameters(), lr=config.lr,
+                                           weight_decay=config.weight_decay)
+        self.progress = Progress()
+        if resumed is not None:
+            self.model.load_state_dict(resumed["model"])
+            self.optimizer.load_state_dict(resumed["optimizer"])
+            self.progress = Progress.of_checkpoint(resumed)
+        self._weights = {s.name: w for s, w in zip(data.train, data.weights, strict=True)}
+
+    def train(self) -> None:
+        """Run the remaining steps, logging every ``log_every`` steps and validating and
+        checkpointing every ``checkpoint_every`` steps and at the end of every epoch."""
+        config, progress = self.config, self.progress
+        parameters = sum(p.numel() for p in self.model.parameters())
+        log.info("model %s (%d parameters); %d steps of %d samples (%d per epoch), "
+                 "from step %d", config.architecture(), parameters, self.total_steps,
+                 self.hardware.batch_size, self.steps_per_epoch, progress.step)
+        batches = iter(torch.utils.data.DataLoader(
+            _TorchStream(BatchStream(self.data.train, self.data.weights,
+                                     self.hardware.batch_size), config.seed, progress.step),
+            batch_size=None, num_workers=self.hardware.workers,
+            pin_memory=self.hardware.device.type == "cuda",
+            persistent_workers=self.hardware.workers > 0))
+        losses: list[tuple[float, float]] = []
+        window_started, window_samples = time.monotonic(), 0
+        while progress.step < self.total_steps:
+            _, planes, policy, wdl = next(batches)
+            losses.append(self._step(planes, policy, wdl))
+            window_samples += len(planes)
+            if progress.step % config.log_every == 0 or progress.step == self.total_steps:
+                now = time.monotonic()
+                rate = window_samples / max(now - window_started, 1e-9)
+                eta = (self.total_steps - progress.step) * self.hardware.batch_size / rate
+                policy_loss, value_loss = np.mean(losses, axis=0)
+                log.info("step %d/%d (epoch %.2f) | policy %.4f value %.4f | lr %.2e | "
+                         "%.0f samples/s | eta %s", progress.step, self.total_steps,
+                         progress.step / self.steps_per_epoch, policy_loss, value_loss,
+                         self.optimizer.param_groups[0]["lr"], rate, _format_duration(eta))
+                losses, window_started, window_samples = [], now, 0
+            if (progress.step % config.checkpoint_every == 0
+                    or progress.step % self.steps_per_epoch == 0):
+                self.evaluate()
+        if not progress.history or progress.history[-1]["step"] != progress.step:
+            self.evaluate()
+        log.info("finished %d steps (%d samples) in %s of training", progress.step,
+                 progress.samples, _format_duration(progress.wall_time_s))
+
+    def _step(self, *batch: torch.Tensor) -> tuple[float, float]:
+        """One optimizer step; returns its (policy, value) losses."""
+        started = time.monotonic()
+        device = self.hardware.device
+        planes, policy, wdl = (t.to(device, non_blocking=True) for t in batch)
+        lr = learning_rate(self.config, self.progress.step, self.total_steps)
+        for group in self.optimizer.param_groups:
+            group["lr"] = lr
+        self.model.train()
+        with torch.autocast(device.type, dtype=torch.bfloat16, enabled=self.hardware.bf16):
+            policy_logits, wdl_logits = self.model(planes)
+        losses = compute_losses(policy_logits, wdl_logits, planes, policy, wdl)
+        loss = losses.policy + self.config.value_weight * losses.value
+        self.optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        self.optimizer.step()
+        self.progress.step += 1
+        self.progress.samples += len(planes)
+        self.progress.wall_time_s += time.monotonic() - started
+        return losses.policy.item(), losses.value.item()
+
+    def evaluate(self) -> None:
+        """Validate on every source, log and record the metrics, save ``best.pt`` on a
+        new best score and ``last.pt`` always."""
+        progress = self.progress
+        record: dict[str, Any] = {"step": progress.step, "samples": progress.samples,
+                                  "wall_time_s": round(progress.wall_time_s, 1)}
+        score = total_weight = 0.0
+        for name, batch in self.data.validation.items():
+            metrics = validate(self.model, batch, self.hardware.device)
+            record[name] = metrics
+            total_weight += self._weights[name]
+            score += self._weights[name] * (metrics["policy_loss"]
+                                            + self.config.value_weight * metrics["value_loss"])
+            log.info("validation %-11s step %d: policy loss %.4f top-1 %.3f top-5 %.3f | "
+                     "value loss %.4f mse %.4f (%d positions)", name, progress.step,
+                     metrics["policy_loss"], metrics["top1"], metrics["top5"],
+                     metrics["value_loss"], metrics["value_mse"], metrics["positions"])
+        record["score"] = score / total_weight if total_weight else math.inf
+        progress.history.append(record)
+        with open(self.out / "validation.jsonl", "a", encoding="utf-8") as stream:
+            stream.write(json.dumps(record) + "\n")
+        if record["score"] < progress.best:
+            progress.best = record["score"]
+            save_checkpoint(self.out / BEST, self.checkpoint())
+            log.info("new best validation score %.4f: saved %s", progress.best,
+                     self.out / BEST)
+        save_checkpoint(self.out / LAST, self.checkpoint())
+
+    def checkpoint(self) -> dict[str, Any]:
+        """The checkpoint payload (see :mod:`brain.train.checkpoint`)."""
+        return {"model": self.model.state_dict(), "optimizer": self.optimizer.state_dict(),
+                "architecture": asdict(self.config.architecture()),
+                "config": asdict(self.config), "data": self.data.summary,
+                **asdict(self.progress)}
+
+
 def run(config: TrainConfig, epochs_override: float | None = None) -> Path:
     """Train (or resume) the run in ``config.out``; returns the path of ``last.pt``."""
     out = Path(config.out)
@@ -283,107 +416,5 @@ def run(config: TrainConfig, epochs_override: float | None = None) -> Path:
     log.info("device %s, batch %d, %d loader workers, %s, %d torch threads",
              hardware.device, hardware.batch_size, hardware.workers,
              "bf16 autocast" if hardware.bf16 else "fp32", torch.get_num_threads())
-
-    data = load_data(config)
-    steps_per_epoch = config.steps_per_epoch or max(
-        1, sum(s.positions for s in data.train) // hardware.batch_size)
-    total_steps = max(1, round(config.epochs * steps_per_epoch))
-    model = PolicyValueModel(config.architecture()).to(hardware.device)
-    optimizer = torch.optim.AdamW(model.parameters(), lr=config.lr,
-                                  weight_decay=config.weight_decay)
-    step, samples, wall_time = 0, 0, 0.0
-    history: list[dict[str, Any]] = []
-    best = math.inf
-    if resumed is not None:
-        model.load_state_dict(resumed["model"])
-        optimizer.load_state_dict(resumed["optimizer"])
-        step, samples = resumed["step"], resumed["samples"]
-        wall_time, history = resumed["wall_time_s"], resumed["history"]
-        best = resumed.get("best", math.inf)
-    parameters = sum(p.numel() for p in model.parameters())
-    log.info("model %s (%d parameters); %d steps of %d samples (%d per epoch), from step %d",
-             config.architecture(), parameters, total_steps, hardware.batch_size,
-             steps_per_epoch, step)
-
-    def checkpoint() -> dict[str, Any]:
-        return {"model": model.state_dict(), "optimizer": optimizer.state_dict(),
-                "architecture": asdict(config.architecture()), "config": asdict(config),
-                "step": step, "samples": samples, "wall_time_s": wall_time,
-                "history": history, "best": best, "data": data.summary}
-
-    def evaluate() -> None:
-        nonlocal best
-        record: dict[str, Any] = {"step": step, "samples": samples,
-                                  "wall_time_s": round(wall_time, 1)}
-        score = total_weight = 0.0
-        weights = {sampler.name: w for sampler, w in zip(data.train, data.weights, strict=True)}
-        for name, batch in data.validation.items():
-            weight = weights[name]
-            total_weight += weight
-            metrics = validate(model, batch, hardware.device)
-            record[name] = metrics
-            score += weight * (metrics["policy_loss"]
-                               + config.value_weight * metrics["value_loss"])
-            log.info("validation %-11s step %d: policy loss %.4f top-1 %.3f top-5 %.3f | "
-                     "value loss %.4f mse %.4f (%d positions)", name, step,
-                     metrics["policy_loss"], metrics["top1"], metrics["top5"],
-                     metrics["value_loss"], metrics["value_mse"], metrics["positions"])
-        record["score"] = score / total_weight if total_weight else math.inf
-        history.append(record)
-        with open(out / "validation.jsonl", "a", encoding="utf-8") as stream:
-            stream.write(json.dumps(record) + "\n")
-        if record["score"] < best:
-            best = record["score"]
-            save_checkpoint(out / BEST, checkpoint())
-            log.info("new best validation score %.4f: saved %s", best, out / BEST)
-        save_checkpoint(out / LAST, checkpoint())
-
-    stream = BatchStream(data.train, data.weights, hardware.batch_size)
-    loader = torch.utils.data.DataLoader(
-        _TorchStream(stream, config.seed, step), batch_size=None,
-        num_workers=hardware.workers, pin_memory=hardware.device.type == "cuda",
-        persistent_workers=hardware.workers > 0)
-    batches = iter(loader)
-    running = {"policy": 0.0, "value": 0.0, "count": 0}
-    window_started, window_samples = time.monotonic(), 0
-    while step < total_steps:
-        started = time.monotonic()
-        model.train()
-        _, planes, policy, wdl = next(batches)
-        planes, policy, wdl = (t.to(hardware.device, non_blocking=True)
-                               for t in (planes, policy, wdl))
-        lr = learning_rate(config, step, total_steps)
-        for group in optimizer.param_groups:
-            group["lr"] = lr
-        with torch.autocast(hardware.device.type, dtype=torch.bfloat16, enabled=hardware.bf16):
-            policy_logits, wdl_logits = model(planes)
-        losses = compute_losses(policy_logits, wdl_logits, planes, policy, wdl)
-        loss = losses.policy + config.value_weight * losses.value
-        optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        optimizer.step()
-        step += 1
-        samples += len(planes)
-        window_samples += len(planes)
-        wall_time += time.monotonic() - started
-        running["policy"] += losses.policy.item()
-        running["value"] += losses.value.item()
-        running["count"] += 1
-        if step % config.log_every == 0 or step == total_steps:
-            now = time.monotonic()
-            rate = window_samples / max(now - window_started, 1e-9)
-            eta = (total_steps - step) * hardware.batch_size / max(rate, 1e-9)
-            log.info("step %d/%d (epoch %.2f) | policy %.4f value %.4f | lr %.2e | "
-                     "%.0f samples/s | eta %s", step, total_steps, step / steps_per_epoch,
-                     running["policy"] / running["count"], running["value"] / running["count"],
-                     lr, rate, _format_duration(eta))
-            running = {"policy": 0.0, "value": 0.0, "count": 0}
-            window_started, window_samples = now, 0
-        if step % config.checkpoint_every == 0 or step % steps_per_epoch == 0 \
-                or step == total_steps:
-            evaluate()
-    if not history or history[-1]["step"] != step:
-        evaluate()
-    log.info("finished %d steps (%d samples) in %s of training", step, samples,
-             _format_duration(wall_time))
+    Trainer(config, hardware, load_data(config), resumed).train()
     return out / LAST
