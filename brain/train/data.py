@@ -38,10 +38,11 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 import numpy as np
 
-from brain.board import Board, Color, IllegalMoveError
+from brain.board import Board, Color
 from brain.features import PLANE_COUNT, encode
 from brain.forbidden import forbidden_kind
 from brain.notation import NotationError, parse_point
@@ -56,6 +57,10 @@ DEFAULT_DATA_DIR = Path(__file__).resolve().parents[3] / "shared" / "data"
 
 class RecordError(ValueError):
     """A game record that cannot be read or replayed."""
+
+
+class OccupiedPointError(RecordError):
+    """A record with a move onto a stone (the renju file has a few such corrupt games)."""
 
 
 class GameResult(enum.Enum):
@@ -190,7 +195,7 @@ def verify(record: GameRecord, replayer: Replayer) -> Verified:
     """Replay ``record``: cut it at the first five or renju foul, and take the winner of a
     five (or the opponent of a fouling black) as its result.
 
-    Raises :class:`RecordError` for a move onto an occupied point.
+    Raises :class:`OccupiedPointError` for a move onto a stone.
     """
     board = replayer.start(record)
     winner: Color | None = None
@@ -199,7 +204,7 @@ def verify(record: GameRecord, replayer: Replayer) -> Verified:
         if move != PASS:
             if not board.is_empty(move):
                 x, y = board.xy(move)
-                raise RecordError(f"move {ply + 1} ({x},{y}) is on an occupied point")
+                raise OccupiedPointError(f"move {ply + 1} ({x},{y}) is on an occupied point")
             color = board.to_move
             if board.makes_five(move, color):
                 winner, end = color, ply + 1
@@ -226,7 +231,7 @@ class Source:
 
     name: str
     path: str
-    kind: str  # "renju" or "rapfi"
+    kind: Literal["renju", "rapfi"]
     size: int
 
 
@@ -281,8 +286,11 @@ def load_source(source: Source, data_dir: Path = DEFAULT_DATA_DIR,
                 record = (parse_renju_line(line, key=str(number)) if source.kind == "renju"
                           else parse_rapfi_line(line, source.size))
                 checked = verify(record, replayer)
-            except (RecordError, IllegalMoveError) as exc:
-                report.dropped[_reason(exc)] += 1
+            except OccupiedPointError:
+                report.dropped["occupied point"] += 1
+                continue
+            except RecordError:
+                report.dropped["unreadable"] += 1
                 continue
             if not checked.record.target_plies():
                 report.dropped["no move to learn"] += 1
@@ -292,10 +300,6 @@ def load_source(source: Source, data_dir: Path = DEFAULT_DATA_DIR,
             report.relabelled += checked.relabelled
             report.truncated += checked.truncated
     return records, report
-
-
-def _reason(exc: Exception) -> str:
-    return "occupied point" if "occupied" in str(exc) else "unreadable"
 
 
 def split_records(records: Sequence[GameRecord], validation_fraction: float
