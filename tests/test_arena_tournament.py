@@ -33,8 +33,7 @@ def brain(name: str, fault: str = "none", **options: object) -> BrainSpec:
 
 def config(*brains: BrainSpec, pairs: int = 1, openings: tuple[Opening, ...] = (OPENING,),
            **fields: object) -> TournamentConfig:
-    settings = fields.pop("settings", GameSettings(time=TimeControl(300, 0, 300),
-                                                   start_timeout_s=1.0))
+    settings = fields.pop("settings", GameSettings(time=TimeControl(1000, 0, 1000)))
     return TournamentConfig(brains=brains, settings=settings,  # type: ignore[arg-type]
                             openings=openings, pairs_per_pairing=pairs, **fields)  # type: ignore[arg-type]
 
@@ -50,7 +49,7 @@ def play(cfg: TournamentConfig, out: Path, concurrency: int = 2, **options: obje
 EXPECTED_FAULTS = {
     "crash": ("crash", {"at": 1}),
     "hang": ("timeout", {"at": 1}),
-    "late": ("timeout", {"at": 1, "delay": 1.5}),
+    "late": ("timeout", {"at": 1, "delay": 2.5}),
     "junk": ("bad reply", {"at": 1}),
     "illegal": ("illegal move", {"at": 1}),
     "offboard": ("illegal move", {"at": 1}),
@@ -66,7 +65,8 @@ def test_every_fault_is_adjudicated_and_the_tournament_completes(tmp_path: Path)
     brains = [brain("good")]
     brains += [brain(fault, fault, **opts) for fault, (_, opts) in EXPECTED_FAULTS.items()]
     brains += [brain(fault, fault, **opts) for fault, opts in HARMLESS.items()]
-    settings = GameSettings(time=TimeControl(300, 0, 300), start_timeout_s=1.0,
+    # a 1.5 s window: roomy for a loaded machine, short enough for the hanging brains
+    settings = GameSettings(time=TimeControl(500, 0, 1000), start_timeout_s=1.0,
                             max_memory=100 << 20, enforce_memory=True)
     tournament = play(config(*brains, settings=settings, gauntlet=1), tmp_path)
     run = RunDir(tmp_path)
