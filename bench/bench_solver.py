@@ -41,11 +41,12 @@ Solve = Callable[[ThreatSolver, Board, float], SolveResult]
 class Case:
     """One problem: how to solve it and what counts as right."""
 
+    name: str
     board: Board
     solve: Solve
     #: True: a win must be found; False: none may be.
     expected: bool
-    #: Accepted first moves of a win (empty: any).
+    #: Accepted first moves of a win (empty: any, e.g. when the label's list is incomplete).
     first_moves: frozenset[int] = frozenset()
 
 
@@ -60,15 +61,18 @@ def _vct(max_attacks: int | None, threat_depth: int) -> Solve:
 
 def load(name: str, every: int) -> list[Case]:
     if name == "quintet":
-        return [Case(m.board, _vct(m.max_attacks, m.threat_depth) if m.vct
+        return [Case(m.id, m.board, _vct(m.max_attacks, m.threat_depth) if m.vct
                      else _vcf(m.max_attacks), m.proven) for m in quintet_mates()]
     if name == "freestyle-vcf":
-        return [Case(p.board, _vcf(), p.has_vcf, p.winning_first_moves)
+        return [Case(p.name, p.board, _vcf(), p.has_vcf,
+                     p.winning_first_moves if p.first_moves_complete else frozenset())
                 for p in freestyle_vcf_puzzles(every)]
     if name == "renju-vcf":
-        return [Case(board, _vcf(), True) for _, board in lfz_puzzles(32, Rule.RENJU, every)]
+        return [Case(name, board, _vcf(), True)
+                for name, board in lfz_puzzles(32, Rule.RENJU, every)]
     if name == "renju-vct3":
-        return [Case(board, _vct(3, 1), True) for _, board in lfz_puzzles(67, Rule.RENJU, every)]
+        return [Case(name, board, _vct(3, 1), True)
+                for name, board in lfz_puzzles(67, Rule.RENJU, every)]
     raise ValueError(f"unknown set {name!r}")
 
 
@@ -87,6 +91,8 @@ def measure(cases: list[Case], budget: float) -> list[object]:
             correct += 1
         else:
             wrong += 1
+            print(f"wrong at {budget:g}s: {case.name}: {result.status.value}, line "
+                  f"{list(result.line)}", flush=True)
     positives = sum(case.expected for case in cases)
     return [len(cases), positives, correct, f"{100 * correct / len(cases):.1f}%", unknown,
             wrong, f"{1000 * statistics.median(times):.1f}",

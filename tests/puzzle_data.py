@@ -79,7 +79,9 @@ class FreestyleVcf:
     name: str
     board: Board
     has_vcf: bool
+    #: All first moves of a VCF, or (when the labeller's budget ran out) some of them.
     winning_first_moves: frozenset[int]
+    first_moves_complete: bool
 
 
 def lfz_board(puzzle: dict, rule: Rule) -> Board:
@@ -117,6 +119,7 @@ def freestyle_vcf_puzzles(every: int = 1) -> list[FreestyleVcf]:
                 board,
                 bool(label["freestyle_vcf"]),
                 moves,
+                not label.get("first_moves_incomplete", False),
             )
         )
     return out

@@ -13,6 +13,7 @@ from brain.board import Board, Color
 from brain.evaluation import candidate_moves
 from brain.notation import parse_point
 from brain.rules import Rule
+from brain.solver import Status, solve_vcf
 from brain.tactics import five_cells, four_cells, open_four_points, three_defences
 
 ALL_LEVELS = range(MAX_LEVEL + 1)
@@ -190,3 +191,22 @@ def test_rejects_a_bad_level_and_a_full_board() -> None:
         board.play(index)
     with pytest.raises(ValueError):
         AlphaBetaEngine(0).choose_move(board, time.monotonic() + 1, threading.Event())
+
+
+def test_defends_against_an_opponent_vcf() -> None:
+    # A labelled puzzle with the solver's opponent to move: the attacker's VCF must be
+    # stopped, and some moves do stop it.
+    puzzle = next(p for p in freestyle_vcf_puzzles(every=20)
+                  if p.has_vcf and p.board.move_count >= 16)
+    board = puzzle.board.copy()
+    board.to_move = board.to_move.opponent
+    assert solve_vcf(board, max_nodes=2_000).status is not Status.WIN
+    holds = []
+    for move in candidate_moves(board).moves:
+        board.play(move)
+        if solve_vcf(board, max_nodes=2_000).status is Status.NO_WIN:
+            holds.append(move)
+        board.undo()
+    assert holds
+    move = play(AlphaBetaEngine(MAX_LEVEL), board, seconds=3.0)
+    assert move in holds

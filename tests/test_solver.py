@@ -183,5 +183,5 @@ def test_lfz084_freestyle_vcf(puzzle: FreestyleVcf) -> None:
     result = solve_vcf(puzzle.board, deadline=time.monotonic() + 15)
     assert result.status is (Status.WIN if puzzle.has_vcf else Status.NO_WIN), result
     if puzzle.has_vcf:
-        assert result.move in puzzle.winning_first_moves
+        assert result.move in puzzle.winning_first_moves or not puzzle.first_moves_complete
         assert_winning_line(puzzle.board, result.line, vcf=True)
