@@ -12,16 +12,23 @@ import sys  # noqa: E402
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    from brain.engine import ENGINE_NAMES
+    from pathlib import Path
+
+    from brain.engine import DEFAULT_ENGINE, ENGINE_NAMES
 
     parser = argparse.ArgumentParser(
         prog="pbrain-zero",
         description="A Gomocup brain: speaks the Piskvork protocol on stdin/stdout.",
     )
-    parser.add_argument("--engine", choices=ENGINE_NAMES, default=ENGINE_NAMES[-1],
+    parser.add_argument("--engine", choices=ENGINE_NAMES, default=DEFAULT_ENGINE,
                         help="search engine to play with (default: %(default)s)")
     parser.add_argument("--level", type=int, default=None,
                         help="strength level of the engine, where it has levels")
+    parser.add_argument("--weights", type=Path, default=None,
+                        help="network weights for mcts (default: the shipped file)")
+    parser.add_argument("--playouts", type=int, default=None,
+                        help="mcts: a fixed number of playouts per move instead of the "
+                             "clock (reproducible play; still never past the time limit)")
     parser.add_argument("--log-file", default=None,
                         help="write the log here instead of stderr")
     parser.add_argument("--verbose", action="store_true", help="log debugging detail")
@@ -41,8 +48,9 @@ def main(argv: list[str] | None = None) -> int:
     from brain.loop import Output, main_loop
     from brain.session import Session
 
-    session = Session(make_engine(args.engine, args.level), Output(sys.stdout),
-                      process_started=_PROCESS_STARTED)
+    engine = make_engine(args.engine, args.level, weights=args.weights,
+                         playouts=args.playouts)
+    session = Session(engine, Output(sys.stdout), process_started=_PROCESS_STARTED)
     main_loop(session)
     return 0
 

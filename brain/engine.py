@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import logging
 import threading
+from pathlib import Path
 from typing import Protocol
 
 from brain.board import Board
 from brain.evaluator import Evaluator
+
+log = logging.getLogger("brain")
 
 
 class Engine(Protocol):
@@ -50,11 +54,10 @@ class MctsEngine:
 
     name = "pbrain-zero"
 
-    def __init__(self, evaluator: Evaluator | None = None, playouts: int | None = None) -> None:
-        from brain.evaluator import HeuristicEvaluator
+    def __init__(self, evaluator: Evaluator, playouts: int | None = None) -> None:
         from brain.mcts import Mcts, MctsConfig
 
-        self.search = Mcts(evaluator or HeuristicEvaluator(), MctsConfig(playouts=playouts))
+        self.search = Mcts(evaluator, MctsConfig(playouts=playouts))
 
     def choose_move(self, board: Board, deadline: float, stop: threading.Event) -> int:
         return self.search.search(board, deadline, stop)
@@ -73,13 +76,41 @@ class MctsEngine:
         self.search.reset()
 
 
+def network_evaluator(weights: Path | None = None) -> Evaluator:
+    """The policy/value network from ``weights`` (default: the shipped file).
+
+    Without a usable file the search still plays, guided by the pattern heuristic, and
+    the reason is logged: a brain must never fail to start.
+    """
+    from brain.evaluator import HeuristicEvaluator
+    from brain.network import PolicyValueNet, WeightsError, default_weights_path
+
+    path = weights or default_weights_path()
+    if not path.is_file():
+        log.warning("no network weights at %s: the search uses the pattern heuristic", path)
+        return HeuristicEvaluator()
+    try:
+        return PolicyValueNet.load(path)
+    except (WeightsError, OSError, ValueError) as exc:
+        log.error("cannot use the weights in %s (%s): the search uses the pattern "
+                  "heuristic", path, exc)
+        return HeuristicEvaluator()
+
+
 ENGINE_NAMES = ("heuristic", "mcts")
+#: The engine pbrain-zero plays with unless told otherwise.
+DEFAULT_ENGINE = "mcts"
 
 
-def make_engine(name: str, level: int | None = None) -> Engine:
-    """Build the engine called ``name``; raises ValueError for an unknown name."""
+def make_engine(name: str, level: int | None = None, weights: Path | None = None,
+                playouts: int | None = None) -> Engine:
+    """Build the engine called ``name``; raises ValueError for an unknown name.
+
+    ``weights`` and ``playouts`` (a fixed search budget, which makes play reproducible)
+    apply to ``mcts``; ``level`` to engines with strength levels.
+    """
     if name == "heuristic":
         return HeuristicEngine()
     if name == "mcts":
-        return MctsEngine()
+        return MctsEngine(network_evaluator(weights), playouts)
     raise ValueError(f"unknown engine {name!r}: choose one of {', '.join(ENGINE_NAMES)}")

@@ -34,8 +34,9 @@ WIN, LOSS, UNKNOWN = 1, -1, 0
 
 @dataclass
 class MctsConfig:
-    """Search parameters. ``playouts`` fixes the budget (deterministic search);
-    otherwise the search runs until the deadline."""
+    """Search parameters. ``playouts`` fixes the budget (a reproducible search, as long
+    as the deadline, which always applies, does not cut it short); otherwise the search
+    runs until the deadline or until the best move cannot change."""
 
     c_puct: float = 1.6
     batch_size: int = 8
@@ -142,14 +143,14 @@ class Mcts:
         if len(board.winning_cells(me.opponent)):
             return None  # must block: the tree's forced-move rule handles it
         budget = max(0.0, deadline - started) * self.config.root_solver_share
-        if budget < 0.005 and self.config.playouts is None:
+        if budget < 0.005:
             return None
-        solve_deadline = started + budget if self.config.playouts is None else None
+        # With a fixed playout budget the solver gets a fixed node budget too, so that
+        # the search is reproducible (as long as the clock does not cut it short).
         nodes = None if self.config.playouts is None else 20_000
-        result = self.solver.vcf(board, deadline=solve_deadline, max_nodes=nodes)
+        result = self.solver.vcf(board, deadline=started + budget, max_nodes=nodes)
         if result.status is not Status.WIN:
-            vct_deadline = None if solve_deadline is None else started + 2 * budget
-            result = self.solver.vct(board, max_attacks=8, deadline=vct_deadline,
+            result = self.solver.vct(board, max_attacks=8, deadline=started + 2 * budget,
                                      max_nodes=nodes)
         if result.status is Status.WIN:
             self.info.source, self.info.proven, self.info.winrate = "solver", WIN, 1.0
@@ -263,10 +264,9 @@ class Mcts:
         depths: list[int] = []
         playouts = 0
         while root.proven == UNKNOWN and len(root.moves) > 0:
-            if config.playouts is not None:
-                if playouts >= config.playouts:
-                    break
-            elif time.monotonic() >= deadline or stop.is_set():
+            if config.playouts is not None and playouts >= config.playouts:
+                break
+            if time.monotonic() >= deadline or stop.is_set():
                 break
             if self._nodes >= config.max_nodes:
                 break
