@@ -21,16 +21,19 @@ stderr never blocks. ``MESSAGE``/``DEBUG``/blank lines are collected (returned w
 reply they preceded) and never taken as replies.
 
 **Timing.** The manager measures every reply itself: from the moment the request is written
-(and flushed, in one system call) to the moment the reply line was read by the reader
-thread, in wall-clock (monotonic) time.
+(and flushed, in one system call) to the moment the reply line was read from the pipe, in
+wall-clock (monotonic) time.
 
 **Late replies** (the pygomo-lib defect). A request that times out *kills the brain's
 process tree*: the move is lost anyway (a time loss in every Gomocup manager), and without
 request ids in the protocol a late reply could otherwise be read as the answer to the next
-request. Besides, every request first discards lines that arrived before it was sent
-(kept in :attr:`BrainProcess.stale_lines`), so an extra line written after a reply is never
-read as the next answer either. The one exception is ABOUT: a brain that does not answer it
-in time keeps running, and one late line of ``key="value"`` pairs is then skipped.
+request. Besides, right before writing a request the client reads whatever the brain has
+written so far and discards it (kept in :attr:`BrainProcess.stale_lines`); the pipe is read
+under one lock by the reader thread and by this step, so an extra line written before the
+request (a second move, a stray ``OK``) is never read as its answer. Only output a brain
+writes *while* the request is being written is indistinguishable from an answer, as with
+every manager. The one exception to killing is ABOUT: a brain that does not answer it in
+time keeps running, and one late line of ``key="value"`` pairs is then skipped.
 
 **Position tracking.** The client remembers the stones the brain knows (from ``BOARD``,
 ``TURN`` and its own replies), so :meth:`BrainProcess.play` sends ``BEGIN`` on an empty
@@ -54,6 +57,7 @@ import collections
 import contextlib
 import os
 import queue
+import select
 import signal
 import subprocess
 import threading
@@ -369,6 +373,8 @@ class BrainProcess:
         self._buffer: collections.deque[_Line] = collections.deque()
         self._arrived = threading.Condition()
         self._output_ended = False
+        self._splitter = LineSplitter()
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._messages: list[str] = []
         self._about_late = False
         self._closed = False
@@ -544,36 +550,48 @@ class BrainProcess:
                 self._transcript.flush()
 
     def _read_stdout(self) -> None:
+        """Wait for output and pump it into the buffer (see :meth:`_pump`)."""
         stdout = self._process.stdout
         assert stdout is not None
         fd = stdout.fileno()
-        splitter = LineSplitter()
-        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-        while True:
+        os.set_blocking(fd, False)
+        poller = select.poll()
+        poller.register(fd, select.POLLIN | select.POLLHUP | select.POLLERR)
+        while not self._output_ended:
+            poller.poll()
+            with self._arrived:
+                self._pump(fd)
+        with contextlib.suppress(OSError):
+            stdout.close()
+
+    def _pump(self, fd: int) -> None:
+        """Read everything the pipe holds now, split it into stamped lines and queue them.
+
+        Called with ``_arrived`` held, by the reader thread and by :meth:`_discard_pending`:
+        whoever holds the lock has consumed every byte it saw, so when a request is about
+        to be written nothing written before it can still be in transit.
+        """
+        while not self._output_ended:
             try:
                 chunk = os.read(fd, 65536)
+            except BlockingIOError:
+                return
             except OSError:
                 chunk = b""
             now = time.monotonic()
             if chunk:
-                lines = splitter.feed(decoder.decode(chunk))
+                lines = self._splitter.feed(self._decoder.decode(chunk))
             else:
-                lines = splitter.feed(decoder.decode(b"", final=True)) + splitter.flush()
+                lines = (self._splitter.feed(self._decoder.decode(b"", final=True))
+                         + self._splitter.flush())
+                self._output_ended = True
             for text in lines:
                 self._log("<", text)
-            with self._arrived:
-                for text in lines:
-                    if len(self._buffer) >= MAX_PENDING_LINES:
-                        self.dropped_lines += 1
-                    else:
-                        self._buffer.append(_Line(now, text))
-                if not chunk:
-                    self._output_ended = True
-                self._arrived.notify_all()
-            if not chunk:
-                with contextlib.suppress(OSError):
-                    stdout.close()
-                return
+                if len(self._buffer) >= MAX_PENDING_LINES:
+                    self.dropped_lines += 1
+                else:
+                    self._buffer.append(_Line(now, text))
+            self._arrived.notify_all()
 
     def _read_stderr(self) -> None:
         stderr = self._process.stderr
@@ -614,8 +632,8 @@ class BrainProcess:
 
     def _write_lines(self, lines: Sequence[str]) -> float:
         """Write raw ``lines`` (CRLF, one flush) and return the monotonic time just before
-        the write: every reply line is stamped later than that, even one read by the
-        reader thread before this thread runs again after the flush."""
+        the write (every reply is stamped later, even one read before this thread runs
+        again after the flush)."""
         if self._closed:
             raise BrainClosed(self.name, "the brain was already ended or killed")
         data = ("\r\n".join(lines) + "\r\n").encode("utf-8")
@@ -656,14 +674,17 @@ class BrainProcess:
                 self._arrived.wait(remaining)
             return self._buffer.popleft()
 
-    def _discard_stale(self, before: float) -> None:
-        """Drop the lines that arrived before the request sent at ``before``.
+    def _discard_pending(self) -> None:
+        """Before a request: take in whatever the brain has written so far and drop it.
 
         MESSAGE/DEBUG lines are kept for the next :class:`MoveResult`; a late ABOUT answer
         is skipped; anything else is remembered in :attr:`stale_lines`.
         """
+        stdout = self._process.stdout
         with self._arrived:
-            while self._buffer and self._buffer[0].at < before:
+            if stdout is not None and not self._output_ended:
+                self._pump(stdout.fileno())
+            while self._buffer:
                 text = self._buffer.popleft().text
                 reply = parse_reply(text)
                 if isinstance(reply, (MessageReply, DebugReply)):
@@ -721,8 +742,8 @@ class BrainProcess:
 
         :raises BrainRefused: for ``ERROR``/``UNKNOWN``.
         """
+        self._discard_pending()
         sent = self._write(commands)
-        self._discard_stale(sent)
         if about:
             try:
                 reply, line = self._await(sent, timeout, during, about=True)
@@ -855,8 +876,8 @@ class BrainProcess:
         :raises BrainCrashed: the brain exited.
         """
         self._known = None
+        self._discard_pending()
         sent = self._write_lines(lines)
-        self._discard_stale(sent)
         reply, line = self._await_or_kill(sent, timeout, f"answering {lines[0]!r}")
         return reply, line.at - sent
 

@@ -164,6 +164,8 @@ def test_killed_run_resumes_without_losing_or_repeating_games(tmp_path: Path) ->
         pairs.setdefault(g["tags"]["pair"], set()).add(g["tags"]["half"])
     assert all(halves == {"0", "1"} for halves in pairs.values()) and len(pairs) == 8
     events = [json.loads(line) for line in _lines(out / "events.jsonl")]
-    assert sum(e["event"] == "game_end" for e in events) >= 16
+    ended = {e["game"] for e in events if e["event"] == "game_end"}
+    resumed = {int(json.loads(line)["tags"]["game"]) for line in after[len(before):]}
+    assert resumed <= ended  # the event log may miss what the kill cut short, not more
     assert events[-1]["event"] == "run_end" and events[-1]["reason"] == "complete"
     assert "16 games" in finished.stdout or "slow" in finished.stdout

@@ -58,7 +58,9 @@ EXPECTED_FAULTS = {
     "start-error": ("start failed", {}),
     "memory": ("memory limit", {"at": 1, "mb": 160}),
 }
-HARMLESS = {"stderr": {"mb": 3}, "chatty": {}, "no-about": {}, "extra": {}, "child": {}}
+# ("extra", a second copy of each move, is tested in test_brain_client: in a fast game the
+# copy can arrive after the next request is written, where no manager can tell it apart.)
+HARMLESS = {"stderr": {"mb": 3}, "chatty": {}, "no-about": {}, "child": {}}
 
 
 def test_every_fault_is_adjudicated_and_the_tournament_completes(tmp_path: Path) -> None:
