@@ -53,6 +53,7 @@ __all__ = [
     "Player",
     "Termination",
     "TimeControl",
+    "opening_board",
     "play_game",
 ]
 
@@ -224,15 +225,7 @@ def play_game(
     :raises GameAborted: ``stop`` was set; the brains were released.
     :raises ValueError: the opening does not fit the board or already contains a five.
     """
-    if (opening.width, opening.height) != (settings.width, settings.height):
-        raise ValueError(
-            f"opening for {opening.width}x{opening.height} on a "
-            f"{settings.width}x{settings.height} board"
-        )
-    board = Board(settings.width, settings.height, settings.rule)
-    for x, y in opening.moves:
-        if judge_move(board, board.index(x, y)) is not None:
-            raise ValueError(f"opening {opening.to_offsets()} already ends the game")
+    board = opening_board(opening, settings)
     seats = {Color.BLACK: _Seat(black, Color.BLACK), Color.WHITE: _Seat(white, Color.WHITE)}
     started_at = datetime.now(UTC)
     moves: list[Move] = [Move(x, y) for x, y in opening.moves]
@@ -261,6 +254,24 @@ def play_game(
         ended_at=datetime.now(UTC),
         tags={**(tags or {}), "termination": termination.value},
     )
+
+
+def opening_board(opening: Opening, settings: GameSettings) -> Board:
+    """The board after ``opening``, checked to fit and not to end the game already.
+
+    :raises ValueError: saying which opening is wrong and why.
+    """
+    if (opening.width, opening.height) != (settings.width, settings.height):
+        raise ValueError(
+            f"opening {opening.to_offsets()} is for a {opening.width}x{opening.height} board, "
+            f"not {settings.width}x{settings.height}"
+        )
+    board = Board(settings.width, settings.height, settings.rule)
+    for x, y in opening.moves:
+        if judge_move(board, board.index(x, y), settings.draw_after) is not None:
+            raise ValueError(f"opening {opening.to_offsets()} already ends the game under "
+                             f"rule {int(settings.rule)}: remove it")
+    return board
 
 
 def _release(seats: Iterable[_Seat]) -> None:

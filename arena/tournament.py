@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.brainspec import BrainSpec, BrainSpecError, unique_names
-from arena.game import GameAborted, GameSettings, TimeControl, play_game
+from arena.game import GameAborted, GameSettings, TimeControl, opening_board, play_game
 from arena.openings import Opening, Symmetry
 from arena.progress import Progress
 from arena.records import GameRecord
@@ -34,8 +34,6 @@ from arena.report import Report, build_report
 from arena.rundir import RunDir, RunDirError
 from arena.schedule import PairJob, build_schedule
 from arena.stats import Sprt, SprtState
-from brain.board import Board
-from brain.referee import judge_move
 from brain.rules import Rule
 from protocol.client import BrainError, BrainProcess, BrainTimeout
 
@@ -83,18 +81,12 @@ class TournamentConfig:
                                   f"(got {len(self.brains)})")
         if not self.openings:
             raise TournamentError("no openings: give an opening file or generated openings")
-        s = self.settings
         for opening in self.openings:
-            if (opening.width, opening.height) != (s.width, s.height):
-                raise TournamentError(f"opening {opening.to_offsets()} is for a "
-                                      f"{opening.width}x{opening.height} board, not "
-                                      f"{s.width}x{s.height}")
-            board = Board(s.width, s.height, s.rule)
-            for x, y in opening.moves:
-                if judge_move(board, board.index(x, y)) is not None:
-                    raise TournamentError(f"opening {opening.to_offsets()} already ends the "
-                                          f"game under rule {int(s.rule)}: remove it")
-        if s.enforce_memory and not s.max_memory:
+            try:
+                opening_board(opening, self.settings)
+            except ValueError as exc:
+                raise TournamentError(str(exc)) from None
+        if self.settings.enforce_memory and not self.settings.max_memory:
             raise TournamentError("a memory limit to enforce needs max_memory > 0")
         try:
             build_schedule(len(self.brains), len(self.openings), self.pairs_per_pairing,
@@ -225,7 +217,7 @@ def probe_names(specs: Sequence[BrainSpec], about_timeout_s: float = 3.0) -> lis
     return unique_names([n or s.fallback_name() for n, s in zip(names, specs, strict=True)])
 
 
-class _Seat:
+class _PooledPlayer:
     """A :class:`arena.game.Player`: one brain of one game, spawned fresh or taken from
     the worker's ``pool`` of reusable processes."""
 
@@ -446,8 +438,8 @@ class Tournament:
             self.out.event(kind, game=game_id, **data)
 
         try:
-            return play_game(_Seat(self, pool, black, game_id),
-                             _Seat(self, pool, white, game_id), opening,
+            return play_game(_PooledPlayer(self, pool, black, game_id),
+                             _PooledPlayer(self, pool, white, game_id), opening,
                              self.config.settings, tags=tags, observer=observe,
                              stop=self._abort)
         except GameAborted:
