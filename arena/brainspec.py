@@ -130,12 +130,11 @@ def default_roster() -> list[BrainSpec]:
     """The brains of ``python -m arena run`` without brains: pbrain-zero with its default
     engine against every other built-in engine (engines with levels at the levels of
     :data:`BASELINE_LEVELS`)."""
-    from brain.engine import ENGINE_NAMES
+    from brain.engine import DEFAULT_ENGINE, ENGINE_NAMES
 
-    default_engine = ENGINE_NAMES[-1]  # brain/__main__.py's --engine default
     roster = [builtin_brain()]
     for engine in ENGINE_NAMES:
-        if engine == default_engine:
+        if engine == DEFAULT_ENGINE:
             continue
         for level in BASELINE_LEVELS.get(engine, (None,)):
             roster.append(builtin_brain(engine, level))
