@@ -1,7 +1,8 @@
 """Alpha-beta search speed on Rapfi's ten benchmark positions.
 
-For each position: a fixed-depth search (no solver, so the figure is the search alone)
-and a time-limited move at the top level (solver included). Nodes count every position
+For each position: a fixed-depth search (no solver, so the figure is the search alone),
+a time-limited move at the top level (solver included), and the time of an unlimited
+VCF search for each side, as the engine runs it at the root. Nodes count every position
 the engine visits (search, quiescence, and at the top level the solver's nodes).
 
 Run: ``.venv/bin/python bench/bench_search.py [--depth 4] [--seconds 2]``.
@@ -21,6 +22,7 @@ from arena.openings import parse_opening_line
 from brain.alphabeta import MAX_LEVEL, AlphaBetaEngine, Level
 from brain.board import Board
 from brain.rules import Rule
+from brain.solver import ThreatSolver
 
 POSITIONS = (Path(__file__).resolve().parents[2] / "shared" / "data" / "benchmarks"
              / "rapfi_bench_positions.tsv")
@@ -50,6 +52,16 @@ def run(engine: AlphaBetaEngine, board: Board, seconds: float) -> tuple[int, int
     return info.nodes, info.depth, info.seconds
 
 
+def vcf_milliseconds(board: Board) -> str:
+    """Time of a one-second-budget VCF for the side to move and for the opponent."""
+    times = []
+    for _ in range(2):
+        result = ThreatSolver().vcf(board, deadline=time.monotonic() + 1.0)
+        times.append(f"{1000 * result.seconds:.1f} ({result.status.value})")
+        board.to_move = board.to_move.opponent
+    return " / ".join(times)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--depth", type=int, default=4, help="fixed search depth (plies)")
@@ -64,9 +76,11 @@ def main() -> None:
         rates.append(nodes / seconds)
         top_rates.append(t_nodes / t_seconds)
         rows.append([label, nodes, depth, f"{seconds:.2f}", f"{nodes / seconds:,.0f}",
-                     t_nodes, t_depth, f"{t_seconds:.2f}", f"{t_nodes / t_seconds:,.0f}"])
+                     t_nodes, t_depth, f"{t_seconds:.2f}", f"{t_nodes / t_seconds:,.0f}",
+                     vcf_milliseconds(board)])
     print(tabulate(rows, headers=["position", "nodes", "depth", "s", "nodes/s",
-                                  f"nodes {args.seconds:g}s", "depth", "s", "nodes/s"]))
+                                  f"nodes {args.seconds:g}s", "depth", "s", "nodes/s",
+                                  "VCF ms: mover / opponent"]))
     print(f"\nmedian nodes/s: fixed depth {statistics.median(rates):,.0f}, "
           f"top level {statistics.median(top_rates):,.0f}")
 

@@ -191,10 +191,10 @@ class AlphaBetaEngine:
             score = WIN if board.threats[board.to_move, moves[0]] == FIVE else 0
             return self._info("forced", moves[0], score, 0, start)
         moves = self._ordered_root(board, moves)
-        if config.max_depth == 0:
+        budget = self._deadline - start
+        if config.max_depth == 0 or budget <= 0:
             return self._info("greedy", moves[0], evaluate(board), 0, start)
 
-        budget = self._deadline - start
         own = self._solve(board, False, config.vcf_nodes, start + 0.1 * budget)
         if own is not None:
             return self._info("vcf", own[0], WIN - len(own), 0, start, own)

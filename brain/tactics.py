@@ -51,19 +51,14 @@ def legal_mask(board: Board, color: Color, cells: np.ndarray) -> np.ndarray:
     return ok
 
 
-def cells_with(board: Board, color: Color, low: Threat, high: Threat = Threat.FIVE,
-               legal: bool = True) -> list[int]:
-    """Empty cells where ``color`` makes a threat in ``low..high``, strongest first.
-
-    With ``legal`` (the default) renju fouls of black are left out.
-    """
+def cells_with(board: Board, color: Color, low: Threat, high: Threat) -> list[int]:
+    """Legal empty cells where ``color`` makes a threat in ``low..high``, strongest first
+    (renju fouls of black are left out)."""
     threats = board.threats[color]
     cells = np.flatnonzero((threats >= int(low)) & (threats <= int(high)) & empty_mask(board))
     if len(cells) > 1:
         cells = cells[np.argsort(-threats[cells].astype(np.int16), kind="stable")]
-    if legal:
-        cells = cells[legal_mask(board, color, cells)]
-    return cells.tolist()
+    return cells[legal_mask(board, color, cells)].tolist()
 
 
 def five_cells(board: Board, color: Color) -> list[int]:
