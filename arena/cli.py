@@ -131,6 +131,10 @@ def _parser() -> argparse.ArgumentParser:
     clock.add_argument("--enforce-memory", action="store_true",
                        help="lose a brain whose process tree's RSS exceeds --max-memory after "
                             "its move (Linux)")
+    clock.add_argument("--no-suspend", dest="suspend", action="store_false",
+                       help="let brains run while their opponent thinks (by default each "
+                            "brain is frozen with SIGSTOP between its moves, as GomocupJudge "
+                            "does, so that it cannot think on the opponent's time)")
     clock.add_argument("--start-timeout", type=float, default=10.0, metavar="S",
                        help="seconds to answer START with OK (default 10)")
 
@@ -274,6 +278,7 @@ def _config(args: argparse.Namespace) -> TournamentConfig:
         width=width, height=height, rule=rule, time=time,
         max_memory=round(args.max_memory * 2**20), enforce_memory=args.enforce_memory,
         move_limit=args.move_limit, start_timeout_s=args.start_timeout,
+        suspend=args.suspend,
     )
     return TournamentConfig(
         brains=tuple(specs), settings=settings, openings=openings, openings_source=source,

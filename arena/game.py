@@ -141,6 +141,8 @@ class GameSettings:
         rule's Gomocup default (200 for renju, none otherwise).
     :ivar game_type: ``INFO game_type`` (2: tournament, as Piskvork sends locally).
     :ivar start_timeout_s: seconds a brain gets to answer ``START`` with ``OK``.
+    :ivar suspend: freeze each brain (SIGSTOP) from its move until its next request, as
+        GomocupJudge does, so that no brain thinks on its opponent's time (POSIX).
     """
 
     width: int = 15
@@ -152,6 +154,7 @@ class GameSettings:
     move_limit: int | None = None
     game_type: int = 2
     start_timeout_s: float = 10.0
+    suspend: bool = True
 
     @property
     def draw_after(self) -> int | None:
@@ -318,6 +321,8 @@ def _start(seats: dict[Color, _Seat], settings: GameSettings,
         except BrainError as error:
             _check_stop(stop)
             raise _Fault(seat.color, Termination.START_FAILED, str(error)) from None
+        if settings.suspend:
+            seat.brain.suspend()
 
 
 def _play(
@@ -344,6 +349,8 @@ def _play(
         except BrainError as error:
             _check_stop(stop)
             raise _Fault(seat.color, _classify(error), str(error)) from None
+        if settings.suspend:
+            brain.suspend()
         seat.used_ms += reply.elapsed_ms
         x, y = reply.point
         moves.append(Move(x, y, round(reply.elapsed_ms)))

@@ -126,6 +126,7 @@ class TournamentConfig:
             "move_limit": s.move_limit,
             "game_type": s.game_type,
             "start_timeout_s": s.start_timeout_s,
+            "suspend": s.suspend,
             "openings": [[list(m) for m in o.moves] for o in self.openings],
             "openings_source": self.openings_source,
             "pairs_per_pairing": self.pairs_per_pairing,
@@ -152,6 +153,7 @@ class TournamentConfig:
                 time=TimeControl(**data["time"]), max_memory=data["max_memory"],
                 enforce_memory=data["enforce_memory"], move_limit=data["move_limit"],
                 game_type=data["game_type"], start_timeout_s=data["start_timeout_s"],
+                suspend=data.get("suspend", True),
             )
             return cls(
                 brains=tuple(BrainSpec.from_dict(b) for b in data["brains"]),

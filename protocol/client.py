@@ -378,6 +378,7 @@ class BrainProcess:
         self._messages: list[str] = []
         self._about_late = False
         self._closed = False
+        self._suspended = False
         self.width: int | None = None
         self.height: int | None = None
         self._known: list[Point] | None = None
@@ -498,6 +499,7 @@ class BrainProcess:
                 else:
                     assert self._process.stdin is not None
                     self._process.stdin.close()
+                    self._resume()
                     sent = time.monotonic()
             except (BrainError, OSError):
                 sent = None
@@ -509,6 +511,23 @@ class BrainProcess:
                     exited_in = None
         self._shutdown()
         return exited_in
+
+    def suspend(self) -> None:
+        """Freeze the brain's whole process tree (SIGSTOP), as GomocupJudge does while the
+        opponent thinks, so that no brain can think on its opponent's time. The next
+        request (or :meth:`close`) resumes it right after writing its command, where the
+        move's clock starts. POSIX only; elsewhere a no-op."""
+        if self._closed or self._suspended or not hasattr(signal, "SIGSTOP"):
+            return
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self._process.pid, signal.SIGSTOP)
+            self._suspended = True
+
+    def _resume(self) -> None:
+        if self._suspended:
+            self._suspended = False
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self._process.pid, signal.SIGCONT)
 
     def kill(self) -> None:
         """Kill the process tree at once (no ``END``)."""
@@ -647,6 +666,7 @@ class BrainProcess:
             stdin.flush()
         except (BrokenPipeError, ValueError, OSError):
             raise self._crashed(f"reading {lines[-1].split()[0]!r}") from None
+        self._resume()
         return sent
 
     def _crashed(self, during: str) -> BrainCrashed:

@@ -186,3 +186,25 @@ def test_missing_program_is_a_start_error(tmp_path: Path) -> None:
     script.write_text("#!/bin/sh\n")
     with pytest.raises(BrainStartError, match="permission denied"):
         BrainProcess.spawn([str(script)])
+
+
+def _state(pid: int) -> str:
+    """The process state letter from /proc (``T``: stopped)."""
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+
+
+def test_suspended_brain_is_frozen_and_answers_once_resumed() -> None:
+    command = [sys.executable, "-m", "brain", "--engine", "heuristic"]
+    with BrainProcess.spawn(command) as brain:
+        brain.start(15, rule=0, timeout_turn_ms=1000)
+        first = brain.play([], timeout=10)
+        brain.suspend()
+        pid = brain._process.pid
+        assert _state(pid) == "T"
+        # The request is written to the frozen brain, which is resumed right after.
+        second = brain.play([first.point, (8, 8)], timeout=5)
+        assert second.command == "TURN" and second.point not in {first.point, (8, 8)}
+        assert _state(pid) != "T"
+        brain.suspend()
+        exited_in = brain.close()
+    assert exited_in is not None and exited_in < 0.5
