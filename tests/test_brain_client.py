@@ -188,9 +188,15 @@ def test_missing_program_is_a_start_error(tmp_path: Path) -> None:
         BrainProcess.spawn([str(script)])
 
 
-def _state(pid: int) -> str:
-    """The process state letter from /proc (``T``: stopped)."""
-    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+def _state(pid: int, wanted: str) -> str:
+    """The process state letter from /proc (``T``: stopped), polled for up to a second
+    until it is ``wanted`` (signals are delivered asynchronously)."""
+    deadline = time.monotonic() + 1.0
+    while True:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        if state == wanted or time.monotonic() > deadline:
+            return state
+        time.sleep(0.01)
 
 
 def test_suspended_brain_is_frozen_and_answers_once_resumed() -> None:
@@ -200,11 +206,11 @@ def test_suspended_brain_is_frozen_and_answers_once_resumed() -> None:
         first = brain.play([], timeout=10)
         brain.suspend()
         pid = brain._process.pid
-        assert _state(pid) == "T"
+        assert _state(pid, "T") == "T"
         # The request is written to the frozen brain, which is resumed right after.
         second = brain.play([first.point, (8, 8)], timeout=5)
         assert second.command == "TURN" and second.point not in {first.point, (8, 8)}
-        assert _state(pid) != "T"
+        assert _state(pid, "S") != "T"
         brain.suspend()
         exited_in = brain.close()
     assert exited_in is not None and exited_in < 0.5
