@@ -30,7 +30,6 @@ import numpy as np
 
 from brain.board import Board
 from brain.evaluation import candidate_moves, evaluate, move_scores
-from brain.notation import format_point
 from brain.patterns import Threat
 from brain.solver import Status, ThreatSolver
 from brain.tactics import (
@@ -144,11 +143,13 @@ class AlphaBetaEngine:
         self._game = None
 
     def summary(self) -> str:
-        """The last search in one line (for MESSAGE output), or '' before any."""
+        """The last search in one line (for MESSAGE output; the PV in protocol ``x,y``
+        coordinates), or '' before any."""
         info, game = self.last_info, self._game
         if info is None or game is None:
             return ""
-        pv = " ".join(format_point(cell, game[0], game[1]) for cell in info.pv[:12])
+        width = game[0]
+        pv = " ".join(f"{cell % width},{cell // width}" for cell in info.pv[:12])
         rate = info.nodes / info.seconds if info.seconds > 0 else 0.0
         return (f"{info.source} depth {info.depth} score {info.score} nodes {info.nodes} "
                 f"({rate:.0f}/s) time {info.seconds * 1000:.0f}ms pv {pv}").strip()

@@ -26,10 +26,3 @@ def parse_point(text: str, width: int, height: int) -> int:
         raise NotationError(f"{text!r} is off the {width}x{height} board")
     return (height - row) * width + x
 
-
-def format_point(index: int, width: int, height: int) -> str:
-    """Algebraic name of a cell index; inverse of :func:`parse_point`."""
-    if not 0 <= index < width * height or width > len(_LETTERS):
-        raise NotationError(f"cell {index} has no name on a {width}x{height} board")
-    y, x = divmod(index, width)
-    return f"{_LETTERS[x]}{height - y}"
