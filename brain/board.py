@@ -11,6 +11,7 @@ read.
 from __future__ import annotations
 
 import enum
+import functools
 import random
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -105,6 +106,17 @@ def _geometry(width: int, height: int) -> _Geometry:
                      empty_keys)
 
 
+@functools.cache
+def _colour_tables(rule: Rule) -> np.ndarray:
+    """The line tables of both colours under ``rule``, indexed by colour (row 0 unused
+    so that a Color indexes directly); built once and shared by every board (3 MB)."""
+    black = line_table(rule.line_rule(Color.BLACK), Color.BLACK)
+    white = line_table(rule.line_rule(Color.WHITE), Color.WHITE)
+    tables = np.stack([np.zeros_like(black), black, white])
+    tables.flags.writeable = False
+    return tables
+
+
 _GEOMETRIES: dict[tuple[int, int], _Geometry] = {}
 _ZOBRIST_SEED = 0x9E3779B97F4A7C15
 
@@ -145,10 +157,7 @@ class Board:
         self.rule = rule
         self._geo = _geometry_for(width, height)
         self._zobrist = _zobrist(self.size)
-        # Tables indexed by colour (row 0 unused so that a Color indexes directly).
-        black = line_table(rule.line_rule(Color.BLACK), Color.BLACK)
-        white = line_table(rule.line_rule(Color.WHITE), Color.WHITE)
-        self._tables = np.stack([np.zeros_like(black), black, white])
+        self._tables = _colour_tables(rule)
         self._threat_table = threat_table()
         self._double_four = double_four_table() if rule.has_forbidden_moves else None
         self.clear()

@@ -1,7 +1,8 @@
-"""Readers for the tactics data sets in ``shared/data/tactics`` (see its README).
+"""Test positions: readers for the tactics data sets in ``shared/data/tactics`` (see its
+README) and a builder for hand-made positions.
 
-Shared by the solver tests and the benchmarks; positions come back as boards with the
-side to solve to move.
+Shared by the solver and engine tests and the benchmarks; positions come back as boards
+with the side to solve to move.
 """
 
 from __future__ import annotations
@@ -21,6 +22,21 @@ LFZ_PUZZLES = TACTICS / "lfz084_renju_puzzles.jsonl"
 LFZ_FREESTYLE_LABELS = TACTICS / "lfz084_vcf_freestyle_labels.jsonl"
 
 _COLORS = {"black": Color.BLACK, "white": Color.WHITE}
+
+
+def cell(name: str) -> int:
+    """Cell index of an algebraic name (``H8``) on a 15x15 board."""
+    return parse_point(name, 15, 15)
+
+
+def position(black: str, white: str, to_move: Color, rule: Rule = Rule.FREESTYLE) -> Board:
+    """A 15x15 board from space-separated algebraic cells, ``to_move`` to move."""
+    board = Board(15, rule=rule)
+    for color, cells in ((Color.BLACK, black), (Color.WHITE, white)):
+        for name in cells.split():
+            board.place(cell(name), color)
+    board.to_move = to_move
+    return board
 
 
 def _read_jsonl(path: Path) -> Iterator[dict]:

@@ -6,27 +6,16 @@ import threading
 import time
 
 import pytest
-from puzzle_data import freestyle_vcf_puzzles
+from puzzle_data import cell, freestyle_vcf_puzzles, position
 
 from brain.alphabeta import LEVELS, MAX_LEVEL, WIN_BOUND, AlphaBetaEngine
 from brain.board import Board, Color
 from brain.evaluation import candidate_moves
-from brain.notation import parse_point
 from brain.rules import Rule
 from brain.solver import Status, solve_vcf
 from brain.tactics import five_cells, four_cells, open_four_points, three_defences
 
 ALL_LEVELS = range(MAX_LEVEL + 1)
-
-
-def position(black: str, white: str, to_move: Color, rule: Rule = Rule.FREESTYLE) -> Board:
-    """A 15x15 board from space-separated algebraic cells (``H8`` = centre)."""
-    board = Board(15, rule=rule)
-    for color, cells in ((Color.BLACK, black), (Color.WHITE, white)):
-        for name in cells.split():
-            board.place(parse_point(name, 15, 15), color)
-    board.to_move = to_move
-    return board
 
 
 def play(engine: AlphaBetaEngine, board: Board, seconds: float = 1.0) -> int:
@@ -35,10 +24,6 @@ def play(engine: AlphaBetaEngine, board: Board, seconds: float = 1.0) -> int:
     assert (bytes(board.cells), list(board.history), board.to_move) == before
     assert board.is_empty(move)
     return move
-
-
-def cell(name: str) -> int:
-    return parse_point(name, 15, 15)
 
 
 @pytest.mark.parametrize("level", ALL_LEVELS)

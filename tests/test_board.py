@@ -191,3 +191,13 @@ def test_sizes_and_illegal_moves_are_clear_errors() -> None:
     board.undo()
     with pytest.raises(IllegalMoveError, match="no move to take back"):
         board.undo()
+
+
+def test_boards_share_their_line_tables() -> None:
+    # A board holds no private copy of the 3 MB tables: thousands of puzzle boards
+    # once took gigabytes.
+    boards = [Board(15, rule=rule) for rule in (Rule.RENJU, Rule.RENJU, Rule.FREESTYLE)]
+    assert boards[0]._tables is boards[1]._tables
+    assert boards[0]._tables is not boards[2]._tables
+    assert Board(9, rule=Rule.RENJU)._tables is boards[0]._tables
+    assert not boards[0]._tables.flags.writeable

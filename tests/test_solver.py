@@ -11,7 +11,14 @@ from __future__ import annotations
 import time
 
 import pytest
-from puzzle_data import FreestyleVcf, QuintetMate, freestyle_vcf_puzzles, quintet_mates
+from puzzle_data import (
+    FreestyleVcf,
+    QuintetMate,
+    cell,
+    freestyle_vcf_puzzles,
+    position,
+    quintet_mates,
+)
 
 from brain.board import Board, Color
 from brain.rules import Rule
@@ -23,36 +30,26 @@ MATES = {mate.id.removeprefix("quintet-mate-"): mate for mate in quintet_mates()
 DEEP_THREAT_POSITIVES = {"16", "21", "22", "23", "24"}
 
 
-def make_board(black: list[tuple[int, int]], white: list[tuple[int, int]], to_move: Color,
-               rule: Rule = Rule.FREESTYLE, size: int = 15) -> Board:
-    board = Board(size, rule=rule)
-    for color, stones in ((Color.BLACK, black), (Color.WHITE, white)):
-        for x, y in stones:
-            board.place(board.index(x, y), color)
-    board.to_move = to_move
-    return board
-
-
 def assert_winning_line(board: Board, line: tuple[int, ...], vcf: bool) -> None:
     """Replay ``line``: legal moves on empty cells, fours only for a VCF, forced blocks,
     and a final position the defender cannot hold."""
     attacker = board.to_move
     defender = attacker.opponent
     replay = board.copy()
-    for n, cell in enumerate(line):
-        assert replay.is_empty(cell)
+    for n, move in enumerate(line):
+        assert replay.is_empty(move)
         if n % 2 == 0:
-            assert is_legal(replay, attacker, cell)
-            if replay.makes_five(cell, attacker):
+            assert is_legal(replay, attacker, move)
+            if replay.makes_five(move, attacker):
                 assert n == len(line) - 1
                 return
             if vcf:
-                assert replay.threats[attacker, cell] >= 8  # a four
-            replay.place(cell, attacker)
+                assert replay.threats[attacker, move] >= 8  # a four
+            replay.place(move, attacker)
         else:
             fives = five_cells(replay, attacker)
-            assert not fives or cell in fives, "a defender facing a four must block it"
-            replay.place(cell, defender)
+            assert not fives or move in fives, "a defender facing a four must block it"
+            replay.place(move, defender)
     fives = five_cells(replay, attacker)
     assert len(fives) >= 2 or (len(fives) == 1 and not is_legal(replay, defender, fives[0]))
 
@@ -61,63 +58,59 @@ def assert_winning_line(board: Board, line: tuple[int, ...], vcf: bool) -> None:
 
 
 def test_white_four_on_a_black_foul_wins_in_renju_only() -> None:
-    # Black's (7,7) would be a double three; white's diagonal four made at (11,11) can only
-    # be blocked there (its other end is black).
-    black = [(5, 7), (6, 7), (7, 5), (7, 6), (6, 6), (12, 12), (0, 14)]
-    white = [(8, 8), (9, 9), (10, 10), (0, 0), (2, 0), (14, 0)]
-    renju = make_board(black, white, Color.WHITE, Rule.RENJU)
-    assert renju.is_forbidden(renju.index(7, 7))
+    # Black's H8 would be a double three; white's diagonal four made at L4 can only be
+    # blocked there (its other end, M3, is black).
+    black = "F8 G8 H10 H9 G9 M3 A1"
+    white = "I7 J6 K5 A15 C15 O15"
+    renju = position(black, white, Color.WHITE, Rule.RENJU)
+    assert renju.is_forbidden(cell("H8"))
     result = solve_vcf(renju, max_attacks=1)
     assert result.status is Status.WIN
-    assert result.line == (renju.index(11, 11),)
+    assert result.line == (cell("L4"),)
     assert_winning_line(renju, result.line, vcf=True)
-    freestyle = make_board(black, white, Color.WHITE, Rule.FREESTYLE)
+    freestyle = position(black, white, Color.WHITE, Rule.FREESTYLE)
     assert solve_vcf(freestyle, max_attacks=1).status is Status.NO_WIN
 
 
 def test_renju_black_never_wins_through_a_double_four() -> None:
-    # (7,7) makes two fours for black: a win in freestyle, a foul in renju.
-    black = [(4, 7), (5, 7), (6, 7), (7, 4), (7, 5), (7, 6)]
-    white = [(3, 7), (7, 3), (0, 0), (14, 14), (0, 14), (14, 0)]
-    freestyle = solve_vcf(make_board(black, white, Color.BLACK, Rule.FREESTYLE), 1)
+    # H8 makes two fours for black: a win in freestyle, a foul in renju.
+    black = "E8 F8 G8 H11 H10 H9"
+    white = "D8 H12 A15 O1 A1 O15"
+    freestyle = solve_vcf(position(black, white, Color.BLACK, Rule.FREESTYLE), 1)
     assert freestyle.status is Status.WIN
-    assert freestyle.move == 7 * 15 + 7
-    renju = solve_vcf(make_board(black, white, Color.BLACK, Rule.RENJU), 1)
+    assert freestyle.move == cell("H8")
+    renju = solve_vcf(position(black, white, Color.BLACK, Rule.RENJU), 1)
     assert renju.status is Status.NO_WIN
 
 
 def test_exact_five_overline_is_no_win() -> None:
     # XXX_XX: the gap makes six in a row, a win only where overlines win.
-    black = [(0, 7), (1, 7), (2, 7), (4, 7), (5, 7)]
-    white = [(0, 0), (2, 0), (4, 0), (6, 0), (14, 14)]
-    free = make_board(black, white, Color.BLACK, Rule.FREESTYLE)
-    assert solve_vcf(free, 1).line == (free.index(3, 7),)
-    exact = make_board(black, white, Color.BLACK, Rule.STANDARD)
+    black = "A8 B8 C8 E8 F8"
+    white = "A15 C15 E15 G15 O1"
+    assert solve_vcf(position(black, white, Color.BLACK), 1).line == (cell("D8"),)
+    exact = position(black, white, Color.BLACK, Rule.STANDARD)
     assert solve_vcf(exact, 3).status is Status.NO_WIN
 
 
 def test_caro_five_blocked_at_both_ends_is_no_win() -> None:
     # OXXXX_O: the gap makes a five that caro does not count (blocked at both ends).
-    black = [(1, 7), (2, 7), (3, 7), (4, 7)]
-    white = [(0, 7), (6, 7), (0, 0), (14, 14)]
-    free = make_board(black, white, Color.BLACK, Rule.FREESTYLE)
-    assert solve_vcf(free, 1).line == (free.index(5, 7),)
+    black = "B8 C8 D8 E8"
+    white = "A8 G8 A15 O1"
+    assert solve_vcf(position(black, white, Color.BLACK), 1).line == (cell("F8"),)
     for rule in (Rule.CARO, Rule.CARO_STANDARD):
-        assert solve_vcf(make_board(black, white, Color.BLACK, rule), 3).status is Status.NO_WIN
+        assert solve_vcf(position(black, white, Color.BLACK, rule), 3).status is Status.NO_WIN
 
 
 def test_defender_five_refutes_the_attack() -> None:
     # Black has an open three, but white has a four: black must block, and has no VCF.
-    black = [(5, 7), (6, 7), (7, 7)]
-    white = [(0, 2), (1, 2), (2, 2), (3, 2)]
-    board = make_board(black, white, Color.BLACK)
+    board = position("F8 G8 H8", "A13 B13 C13 D13", Color.BLACK)
     assert solve_vcf(board, 5).status is Status.NO_WIN
     # With white's four blocked the open three wins at once (a straight four is free).
-    board.place(board.index(4, 2), Color.BLACK)
+    board.place(cell("E13"), Color.BLACK)
     board.to_move = Color.BLACK
     result = solve_vcf(board, 1)
     assert result.status is Status.WIN
-    assert result.line[0] in (board.index(4, 7), board.index(8, 7))
+    assert result.line[0] in (cell("E8"), cell("I8"))
 
 
 def test_budget_gives_unknown_and_board_is_restored() -> None:
