@@ -97,7 +97,7 @@ def network_evaluator(weights: Path | None = None) -> Evaluator:
         return HeuristicEvaluator()
 
 
-ENGINE_NAMES = ("heuristic", "mcts")
+ENGINE_NAMES = ("heuristic", "mcts", "alphabeta")
 #: The engine pbrain-zero plays with unless told otherwise.
 DEFAULT_ENGINE = "mcts"
 
@@ -113,4 +113,10 @@ def make_engine(name: str, level: int | None = None, weights: Path | None = None
         return HeuristicEngine()
     if name == "mcts":
         return MctsEngine(network_evaluator(weights), playouts)
+    if name == "alphabeta":
+        from brain.alphabeta import MAX_LEVEL, AlphaBetaEngine
+
+        if level is not None and not 0 <= level <= MAX_LEVEL:
+            raise ValueError(f"alphabeta level {level} does not exist: use 0 to {MAX_LEVEL}")
+        return AlphaBetaEngine(MAX_LEVEL if level is None else level)
     raise ValueError(f"unknown engine {name!r}: choose one of {', '.join(ENGINE_NAMES)}")
