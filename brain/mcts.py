@@ -131,6 +131,15 @@ class Mcts:
         self._fill_info(board, root, started)
         return move
 
+    def root_policy(self, board: Board) -> np.ndarray:
+        """The last search's visit distribution over ``board``'s cells (zeros where the
+        search did not go): the policy target of self-play."""
+        policy = np.zeros(board.size)
+        root = self._root
+        if root is not None and root.total > 0 and self._root_history == board.history:
+            policy[root.moves] = root.visits / root.visits.sum()
+        return policy
+
     # -- root --------------------------------------------------------------------------
 
     def _root_tactics(self, board: Board, started: float, deadline: float) -> int | None:

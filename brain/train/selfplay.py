@@ -1,0 +1,256 @@
+"""Self-play: games of the tree search against itself, stored as training samples.
+
+Each game starts from a random short opening (as the arena generates them) under a rule
+and board size drawn from the configuration. Every move is searched with a fixed number
+of playouts and Dirichlet noise at the root; during the first plies the move is sampled
+in proportion to the visit counts, later the most visited move is played. Each position
+becomes a sample: the encoded planes, the root's visit distribution as the policy target,
+and the game's result (win/draw/loss for the side to move) as the value target.
+
+Samples are written in chunks (``.npz``, one board shape per chunk) to a replay folder;
+:class:`ReplayBuffer` serves random, symmetry-augmented batches from its newest chunks in
+the :class:`~brain.train.data.Batch` form the trainer uses.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from arena.openings import random_openings
+from brain.board import Board, Color
+from brain.evaluator import Evaluator
+from brain.features import encode
+from brain.mcts import Mcts, MctsConfig
+from brain.referee import judge_move
+from brain.rules import Rule
+from brain.train.data import Batch, apply_symmetry, symmetry_count
+
+#: Samples per chunk file.
+CHUNK_SAMPLES = 2048
+
+
+@dataclass(frozen=True)
+class SelfPlayConfig:
+    """How self-play games are played."""
+
+    playouts: int = 160
+    #: Dirichlet noise at the root: concentration and share of the prior.
+    dirichlet_alpha: float = 0.15
+    noise_fraction: float = 0.25
+    #: Plies (counted from the end of the opening) whose move is sampled by visits.
+    sample_plies: int = 8
+    #: (rule, width, height) drawn uniformly per game.
+    variants: tuple[tuple[int, int, int], ...] = ((0, 15, 15), (1, 15, 15), (4, 15, 15),
+                                                  (0, 20, 20))
+    opening_stones: tuple[int, ...] = (2, 3, 4)
+    #: Wall-clock cap per move; a fixed playout budget normally ends the search first.
+    move_seconds: float = 10.0
+    seed: int = 0
+
+
+@dataclass
+class SelfPlayGame:
+    """One finished game's samples and outcome."""
+
+    width: int
+    height: int
+    rule: int
+    planes: list[np.ndarray] = field(default_factory=list)
+    policies: list[np.ndarray] = field(default_factory=list)
+    to_move: list[Color] = field(default_factory=list)
+    winner: Color | None = None
+    moves: list[int] = field(default_factory=list)
+
+    def wdl(self) -> np.ndarray:
+        """Win/draw/loss targets for the side to move of each sample."""
+        out = np.zeros((len(self.to_move), 3), dtype=np.float32)
+        for n, color in enumerate(self.to_move):
+            column = 1 if self.winner is None else 0 if self.winner is color else 2
+            out[n, column] = 1.0
+        return out
+
+
+def play_game(evaluator: Evaluator, config: SelfPlayConfig,
+              rng: np.random.Generator) -> SelfPlayGame:
+    """Play one self-play game; the evaluator is used by both sides."""
+    rule, width, height = config.variants[int(rng.integers(len(config.variants)))]
+    stones = int(rng.choice(config.opening_stones))
+    opening = random_openings(1, width, height, stones=stones,
+                              seed=int(rng.integers(2**31)))[0]
+    board = Board(width, height, Rule.from_gomocup(rule))
+    game = SelfPlayGame(width, height, rule)
+    for x, y in opening.moves:
+        if judge_move(board, board.index(x, y)) is not None:
+            return game  # an opening that ends the game has nothing to learn from
+    mcts = Mcts(evaluator, MctsConfig(playouts=config.playouts,
+                                      dirichlet_alpha=config.dirichlet_alpha,
+                                      noise_fraction=config.noise_fraction,
+                                      seed=int(rng.integers(2**31))))
+    stop = threading.Event()
+    ply = 0
+    while True:
+        best = mcts.search(board, time.monotonic() + config.move_seconds, stop)
+        policy = mcts.root_policy(board)
+        if policy.sum() == 0:  # settled without a search (a five, a solver win)
+            policy[best] = 1.0
+        move = best
+        if ply < config.sample_plies and policy.sum() > 0:
+            move = int(rng.choice(board.size, p=policy / policy.sum()))
+        game.planes.append(encode(board).astype(np.uint8))
+        game.policies.append(policy.astype(np.float16))
+        game.to_move.append(board.to_move)
+        mover = board.to_move
+        game.moves.append(move)
+        verdict = judge_move(board, move, board.rule.move_limit)
+        ply += 1
+        if verdict is not None:
+            game.winner = verdict.winner
+            if verdict.winner is not None and verdict.winner is not mover:
+                # A renju foul: the last sample taught a losing move; drop its policy.
+                game.policies[-1] = np.zeros_like(game.policies[-1])
+            return game
+
+
+def write_chunk(folder: Path, games: Sequence[SelfPlayGame], index: int) -> list[Path]:
+    """Write the samples of ``games`` as one chunk file per board shape."""
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    shapes = sorted({(g.width, g.height) for g in games if g.to_move})
+    for width, height in shapes:
+        same = [g for g in games if (g.width, g.height) == (width, height) and g.to_move]
+        path = folder / f"chunk-{index:06d}-{width}x{height}.npz"
+        temporary = path.with_suffix(".tmp.npz")
+        np.savez_compressed(
+            temporary,
+            planes=np.concatenate([np.stack(g.planes) for g in same]),
+            policy=np.concatenate([np.stack(g.policies) for g in same]),
+            wdl=np.concatenate([g.wdl() for g in same]),
+            shape=np.array([width, height]),
+        )
+        temporary.replace(path)  # a chunk is either complete or absent
+        written.append(path)
+    return written
+
+
+class ReplayBuffer:
+    """Random batches from the newest ``capacity`` samples of each board shape."""
+
+    def __init__(self, folder: Path, capacity: int = 200_000) -> None:
+        self.folder = folder
+        self.capacity = capacity
+        self._data: dict[tuple[int, int], Batch] = {}
+
+    def load(self) -> int:
+        """(Re)read the chunk files; returns the number of samples held."""
+        by_shape: dict[tuple[int, int], list[Path]] = {}
+        for path in sorted(self.folder.glob("chunk-*.npz")):
+            if path.name.endswith(".tmp.npz"):
+                continue
+            width, height = map(int, path.stem.rsplit("-", 1)[1].split("x"))
+            by_shape.setdefault((width, height), []).append(path)
+        self._data = {}
+        for shape, paths in by_shape.items():
+            parts: list[Batch] = []
+            held = 0
+            for path in reversed(paths):  # newest first
+                with np.load(path) as chunk:
+                    parts.append(Batch(chunk["planes"], chunk["policy"], chunk["wdl"]))
+                held += len(parts[-1])
+                if held >= self.capacity:
+                    break
+            self._data[shape] = Batch(
+                np.concatenate([p.planes for p in parts])[: self.capacity],
+                np.concatenate([p.policy for p in parts])[: self.capacity],
+                np.concatenate([p.wdl for p in parts])[: self.capacity],
+            )
+        return sum(len(b) for b in self._data.values())
+
+    @property
+    def shapes(self) -> list[tuple[int, int]]:
+        return sorted(self._data)
+
+    def sample(self, rng: np.random.Generator, count: int) -> Batch:
+        """``count`` samples of one board shape (chosen by share of samples), each under a
+        random board symmetry."""
+        if not self._data:
+            raise ValueError(f"the replay buffer in {self.folder} holds no samples yet")
+        shapes = self.shapes
+        sizes = np.array([len(self._data[s]) for s in shapes], dtype=np.float64)
+        width, height = shapes[int(rng.choice(len(shapes), p=sizes / sizes.sum()))]
+        data = self._data[(width, height)]
+        picks = rng.integers(len(data), size=count)
+        symmetries = rng.integers(symmetry_count(width, height), size=count)
+        planes = np.empty((count, *data.planes.shape[1:]), dtype=np.float32)
+        policy = np.empty((count, height * width), dtype=np.float32)
+        for n, (pick, symmetry) in enumerate(zip(picks, symmetries, strict=True)):
+            planes[n] = apply_symmetry(data.planes[pick].astype(np.float32), int(symmetry))
+            grid = data.policy[pick].astype(np.float32).reshape(height, width)
+            policy[n] = apply_symmetry(grid, int(symmetry)).reshape(-1)
+        return Batch(planes, policy, data.wdl[picks])
+
+
+@dataclass
+class SelfPlayLog:
+    """Totals of a self-play folder, kept in ``selfplay.json`` for resuming."""
+
+    games: int = 0
+    samples: int = 0
+    chunks: int = 0
+    black_wins: int = 0
+    white_wins: int = 0
+    draws: int = 0
+    seconds: float = 0.0
+
+    @classmethod
+    def read(cls, folder: Path) -> SelfPlayLog:
+        path = folder / "selfplay.json"
+        return cls(**json.loads(path.read_text())) if path.exists() else cls()
+
+    def write(self, folder: Path) -> None:
+        path = folder / "selfplay.json"
+        temporary = path.with_suffix(".tmp")
+        temporary.write_text(json.dumps(asdict(self), indent=2))
+        temporary.replace(path)
+
+
+def generate(evaluator: Evaluator, folder: Path, games: int, config: SelfPlayConfig,
+             games_per_chunk: int = 16, progress: bool = True) -> SelfPlayLog:
+    """Play ``games`` more games into ``folder`` (resumable: totals and the seed stream
+    continue from ``selfplay.json``)."""
+    log = SelfPlayLog.read(folder)
+    rng = np.random.default_rng([config.seed, log.games])
+    pending: list[SelfPlayGame] = []
+    started = time.monotonic()
+    target = log.games + games
+    while log.games < target:
+        game = play_game(evaluator, config, rng)
+        pending.append(game)
+        log.games += 1
+        log.samples += len(game.to_move)
+        if game.winner is Color.BLACK:
+            log.black_wins += 1
+        elif game.winner is Color.WHITE:
+            log.white_wins += 1
+        else:
+            log.draws += 1
+        if len(pending) >= games_per_chunk or log.games == target:
+            write_chunk(folder, pending, log.chunks)
+            log.chunks += 1
+            log.seconds += time.monotonic() - started
+            started = time.monotonic()
+            log.write(folder)
+            pending = []
+        if progress:
+            rate = log.games / max(log.seconds + time.monotonic() - started, 1e-9)
+            print(f"\rself-play: {log.games}/{target} games, {log.samples} samples, "
+                  f"{rate * 3600:.0f} games/h", end="", flush=True)
+    if progress:
+        print()
+    return log
