@@ -15,7 +15,7 @@ import pytest
 import torch
 
 from brain.board import Board, Color
-from brain.features import PLANE_COUNT, encode_batch, legal_from_planes
+from brain.features import PLANE_COUNT, RULE_PLANES, encode_batch, legal_from_planes
 from brain.network import (
     Architecture,
     NetMetadata,
@@ -29,6 +29,7 @@ from brain.rules import Rule
 from brain.train.data import (
     PASS,
     SOURCES,
+    BatchStream,
     GameResult,
     PositionSampler,
     RecordError,
@@ -39,7 +40,7 @@ from brain.train.data import (
     verify,
 )
 from brain.train.export import export_checkpoint, fold, fold_conv_bn
-from brain.train.model import ConvBN, PolicyValueModel
+from brain.train.model import ConvBN, JointBatchNorm2d, PolicyValueModel
 from brain.train.supervised import TrainConfig, run
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -137,7 +138,23 @@ def test_batch_norm_folding_is_exact() -> None:
     weight, bias = fold_conv_bn(layer)
     with torch.no_grad():
         folded = torch.nn.functional.conv2d(x, weight, bias, padding=1)
-        torch.testing.assert_close(folded, layer(x), rtol=1e-5, atol=1e-5)
+        torch.testing.assert_close(folded, layer([x])[0], rtol=1e-5, atol=1e-5)
+
+
+def test_joint_batch_norm_shares_statistics_across_shapes() -> None:
+    torch.manual_seed(6)
+    joint, plain = JointBatchNorm2d(5), torch.nn.BatchNorm2d(5)
+    a, b = torch.randn(3, 5, 6, 6) * 2 + 1, torch.randn(4, 5, 6, 6)
+    out = joint([a, b])
+    torch.testing.assert_close(torch.cat(out), plain(torch.cat([a, b])))
+    torch.testing.assert_close(joint.running_mean, plain.running_mean)
+    torch.testing.assert_close(joint.running_var, plain.running_var)
+    # Different board shapes: every cell of both counts once in the statistics.
+    small, large = torch.randn(2, 5, 4, 4) + 3, torch.randn(1, 5, 7, 5)
+    outs = JointBatchNorm2d(5, affine=False)([small, large])
+    cells = torch.cat([o.transpose(0, 1).reshape(5, -1) for o in outs], dim=1)
+    torch.testing.assert_close(cells.mean(dim=1), torch.zeros(5), atol=1e-5, rtol=0)
+    assert outs[0].shape == small.shape and outs[1].shape == large.shape
 
 
 def test_policy_mask_and_weights_errors(tmp_path: Path) -> None:
@@ -205,6 +222,17 @@ def test_corrupt_and_mislabelled_games_are_handled() -> None:
     checked = verify(parse_renju_line(line), replayer)
     assert checked.record.result is GameResult.WHITE_WIN
     assert checked.relabelled and checked.truncated and len(checked.record.moves) == 10
+
+
+def test_batch_stream_mixes_sources_in_fixed_proportions(shared_data: Path) -> None:
+    samplers = [PositionSampler(name, load_source(SOURCES[name], shared_data, max_games=6)[0])
+                for name in ("renju", "freestyle15", "freestyle20")]
+    stream = BatchStream(samplers, [0.7, 0.2, 0.1], 20)
+    assert stream.counts == [14, 4, 2]
+    groups = next(stream.batches(np.random.default_rng(0)))
+    assert [(len(g), g.shape) for g in groups] == [(18, (15, 15)), (2, (20, 20))]
+    rule_planes = groups[0].planes[:, RULE_PLANES : RULE_PLANES + 3, 0, 0].tolist()
+    assert rule_planes.count([0, 0, 1]) == 14 and rule_planes.count([1, 0, 0]) == 4
 
 
 def test_sampler_batches_are_consistent(shared_data: Path) -> None:

@@ -328,6 +328,18 @@ class Batch:
     def __len__(self) -> int:
         return len(self.planes)
 
+    @property
+    def shape(self) -> tuple[int, int]:
+        """(height, width) of the boards."""
+        return self.planes.shape[2], self.planes.shape[3]
+
+    @classmethod
+    def concatenate(cls, batches: Sequence[Batch]) -> Batch:
+        """One batch of the samples of ``batches``, which must share a board shape."""
+        return cls(np.concatenate([b.planes for b in batches]),
+                   np.concatenate([b.policy for b in batches]),
+                   np.concatenate([b.wdl for b in batches]))
+
     def chunks(self, size: int) -> Iterator[Batch]:
         """Consecutive sub-batches of at most ``size`` samples."""
         for start in range(0, len(self), size):
@@ -413,8 +425,14 @@ class PositionSampler:
 
 
 class BatchStream:
-    """An endless stream of batches, each from one sampler picked at random by weight
-    (batches cannot mix board shapes)."""
+    """An endless stream of mixed batches: every batch holds a fixed number of samples of
+    each sampler, in proportion to its weight (at least one for a positive weight), as
+    one :class:`Batch` per board shape.
+
+    The composition is the same in every batch so that batch-norm statistics, taken over
+    a whole mixed batch (:class:`brain.train.model.JointBatchNorm2d`), match the running
+    statistics used after training on every source.
+    """
 
     def __init__(self, samplers: Sequence[PositionSampler], weights: Sequence[float],
                  batch_size: int) -> None:
@@ -425,11 +443,29 @@ class BatchStream:
             raise ValueError(f"sampler weights must be non-negative with a positive sum: "
                              f"{list(weights)}")
         self.samplers = list(samplers)
-        self.weights = np.array(weights, dtype=np.float64) / total
-        self.batch_size = batch_size
+        self.counts = _allocate(batch_size, np.array(weights, dtype=np.float64) / total)
 
-    def batches(self, rng: np.random.Generator) -> Iterator[tuple[str, Batch]]:
-        """Endless (sampler name, batch) pairs drawn with ``rng``."""
+    def batches(self, rng: np.random.Generator) -> Iterator[list[Batch]]:
+        """Endless mixed batches drawn with ``rng``, one :class:`Batch` per board shape."""
         while True:
-            sampler = self.samplers[rng.choice(len(self.samplers), p=self.weights)]
-            yield sampler.name, sampler.sample(rng, self.batch_size)
+            groups: dict[tuple[int, int], list[Batch]] = {}
+            for sampler, count in zip(self.samplers, self.counts, strict=True):
+                if count:
+                    groups.setdefault((sampler.height, sampler.width), []).append(
+                        sampler.sample(rng, count))
+            yield [Batch.concatenate(parts) for parts in groups.values()]
+
+
+def _allocate(total: int, shares: np.ndarray) -> list[int]:
+    """Split ``total`` into integer parts proportional to ``shares`` (largest remainder),
+    giving every positive share at least one."""
+    if total < int((shares > 0).sum()):
+        raise ValueError(f"a batch of {total} cannot hold one sample of each source")
+    exact = shares * total
+    least = (shares > 0).astype(int)
+    counts = np.maximum(np.floor(exact).astype(int), least)
+    while counts.sum() > total:
+        counts[np.argmax(np.where(counts > least, counts - exact, -np.inf))] -= 1
+    while counts.sum() < total:
+        counts[np.argmax(exact - counts)] += 1
+    return counts.tolist()

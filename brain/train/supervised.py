@@ -10,9 +10,9 @@ rate schedule).
 
 The learning rate warms up linearly, then follows a cosine down to 1 % of its peak over
 ``epochs * steps_per_epoch`` steps; an epoch is, unless set, one pass's worth of samples
-over the training positions. Batches come from the sources at random, in proportion to
-the square root of their positions unless weights are given (so the small freestyle
-files are not drowned by the renju file).
+over the training positions. Every batch mixes the sources in fixed proportions: the
+square roots of their positions unless weights are given (so the small freestyle files
+are not drowned by the renju file).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import math
 import os
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -159,17 +159,18 @@ def load_data(config: TrainConfig) -> Data:
 
 
 class _TorchStream(torch.utils.data.IterableDataset):
-    """Batches of a :class:`BatchStream`, with a different random stream per worker."""
+    """Batches of a :class:`BatchStream` as lists of (planes, policy, wdl) arrays, one per
+    board shape, with a different random stream per worker."""
 
     def __init__(self, stream: BatchStream, seed: int, step: int) -> None:
         super().__init__()
         self.stream, self.seed, self.step = stream, seed, step
 
-    def __iter__(self) -> Iterator[tuple[str, np.ndarray, np.ndarray, np.ndarray]]:
+    def __iter__(self) -> Iterator[list[tuple[np.ndarray, np.ndarray, np.ndarray]]]:
         info = torch.utils.data.get_worker_info()
         rng = np.random.default_rng([self.seed, self.step, info.id if info else 0])
-        for name, batch in self.stream.batches(rng):
-            yield name, batch.planes, batch.policy, batch.wdl
+        for groups in self.stream.batches(rng):
+            yield [(batch.planes, batch.policy, batch.wdl) for batch in groups]
 
 
 @dataclass
@@ -180,6 +181,15 @@ class Losses:
     value: torch.Tensor
     policy_rows: int
     value_rows: int
+
+    @staticmethod
+    def merge(parts: Sequence[Losses]) -> Losses:
+        """The losses of the union of the batches of ``parts``."""
+        n_policy = sum(p.policy_rows for p in parts)
+        n_value = sum(p.value_rows for p in parts)
+        return Losses(sum(p.policy * p.policy_rows for p in parts) / max(n_policy, 1),
+                      sum(p.value * p.value_rows for p in parts) / max(n_value, 1),
+                      n_policy, n_value)
 
 
 def compute_losses(policy_logits: torch.Tensor, wdl_logits: torch.Tensor,
@@ -320,9 +330,9 @@ class Trainer:
         losses: list[tuple[float, float]] = []
         window_started, window_samples = time.monotonic(), 0
         while progress.step < self.total_steps:
-            _, planes, policy, wdl = next(batches)
-            losses.append(self._step(planes, policy, wdl))
-            window_samples += len(planes)
+            groups = next(batches)
+            losses.append(self._step(groups))
+            window_samples += sum(len(planes) for planes, _, _ in groups)
             if progress.step % config.log_every == 0 or progress.step == self.total_steps:
                 now = time.monotonic()
                 rate = window_samples / max(now - window_started, 1e-9)
@@ -341,24 +351,27 @@ class Trainer:
         log.info("finished %d steps (%d samples) in %s of training", progress.step,
                  progress.samples, _format_duration(progress.wall_time_s))
 
-    def _step(self, *batch: torch.Tensor) -> tuple[float, float]:
-        """One optimizer step; returns its (policy, value) losses."""
+    def _step(self, groups: Sequence[Sequence[torch.Tensor]]) -> tuple[float, float]:
+        """One optimizer step on a mixed batch of (planes, policy, wdl) groups, one per
+        board shape; returns its (policy, value) losses."""
         started = time.monotonic()
         device = self.hardware.device
-        planes, policy, wdl = (t.to(device, non_blocking=True) for t in batch)
+        groups = [[t.to(device, non_blocking=True) for t in group] for group in groups]
         lr = learning_rate(self.config, self.progress.step, self.total_steps)
-        for group in self.optimizer.param_groups:
-            group["lr"] = lr
+        for param_group in self.optimizer.param_groups:
+            param_group["lr"] = lr
         self.model.train()
         with torch.autocast(device.type, dtype=torch.bfloat16, enabled=self.hardware.bf16):
-            policy_logits, wdl_logits = self.model(planes)
-        losses = compute_losses(policy_logits, wdl_logits, planes, policy, wdl)
+            outputs = self.model.forward_groups([planes for planes, _, _ in groups])
+        losses = Losses.merge([compute_losses(policy_logits, wdl_logits, *group)
+                               for (policy_logits, wdl_logits), group
+                               in zip(outputs, groups, strict=True)])
         loss = losses.policy + self.config.value_weight * losses.value
         self.optimizer.zero_grad(set_to_none=True)
         loss.backward()
         self.optimizer.step()
         self.progress.step += 1
-        self.progress.samples += len(planes)
+        self.progress.samples += sum(len(planes) for planes, _, _ in groups)
         self.progress.wall_time_s += time.monotonic() - started
         return losses.policy.item(), losses.value.item()
 
