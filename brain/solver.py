@@ -275,8 +275,9 @@ class _Search:
         return None
 
     def _threat_moves(self, mode: int) -> list[int]:
-        """Non-four attacker moves worth trying as threats: threes, and with a threat
-        depth the moves next to the attacker's stones that make some shape."""
+        """Non-four attacker moves worth trying as threats: the open threes, and with
+        a threat depth every move that makes at least an open two (a threatened VCF may
+        need any of them); the defender node decides whether they threaten."""
         board = self.board
         if mode == 0:
             return three_cells(board, self.attacker)
