@@ -9,14 +9,16 @@
    killer and history move ordering and candidate moves from
    :func:`brain.evaluation.candidate_moves` (an opponent five or live three restricts
    them to the real defences and own fours, a forced block does not cost depth), ending
-   in a quiescence search on fours-and-threes that also spots wins a straight four away.
+   in a quiescence search that follows forced blocks and the mover's four-threes and
+   straight fours, and scores a straight four against no defending four as a win.
 
 The strength ladder is :data:`LEVELS`: level 0 is a greedy one-ply chooser, the top
 level uses everything and manages its time. The engine always answers before the
 deadline (the clock is read every :data:`CLOCK_INTERVAL` nodes), with the best move of
 the last finished iteration, or a better one found by the unfinished one; a renju foul
 is never chosen for black while a legal move exists. Given the same position, level and
-seed it searches the same tree whenever it is stopped by depth rather than time.
+seed, in a new game (:meth:`~AlphaBetaEngine.new_game` or a fresh engine), it searches
+the same tree whenever it is stopped by depth or node budgets rather than the clock.
 """
 
 from __future__ import annotations
@@ -353,7 +355,7 @@ class AlphaBetaEngine:
             score -= ply
         self._table[board.hash ^ _SIDE_KEY[board.to_move]] = (depth, flag, score, move)
 
-    def _search(self, depth: int, alpha: float, beta: float, ply: int) -> int:
+    def _search(self, depth: int, alpha: int, beta: int, ply: int) -> int:
         """Negamax score of the side to move, within the window (alpha, beta)."""
         self._tick()
         board = self._root_board
@@ -444,7 +446,7 @@ class AlphaBetaEngine:
             return WIN - ply - 2
         return None
 
-    def _quiesce(self, alpha: float, beta: float, ply: int, plies: int) -> int:
+    def _quiesce(self, alpha: int, beta: int, ply: int, plies: int) -> int:
         """Stand-pat evaluation, extended by forced blocks and own four-threes."""
         self._tick()
         board = self._root_board
@@ -475,4 +477,4 @@ class AlphaBetaEngine:
                 alpha = score
                 if alpha >= beta:
                     break
-        return int(alpha)
+        return alpha
