@@ -73,7 +73,8 @@ class Level:
     defend_nodes: int
     #: Node budget of the own VCT at the root (0: none).
     vct_nodes: int
-    #: Spend the time only while the next iteration is likely to finish.
+    #: Deepen until the clock says the next iteration is hopeless (else: to max_depth,
+    #: within the deadline).
     time_managed: bool
     #: Random bonus (0..noise) added to the root ordering scores for variety.
     noise: int = 0
@@ -282,6 +283,7 @@ class AlphaBetaEngine:
     def _iterate(self, board: Board, moves: list[int], start: float) -> SearchInfo:
         best, score, depth = moves[0], 0, 0
         for iteration in range(1, self.config.max_depth + 1):
+            began = time.monotonic()
             try:
                 score, best = self._root(board, iteration, moves)
             except _Timeout:
@@ -292,11 +294,11 @@ class AlphaBetaEngine:
             moves = [best] + [m for m in moves if m != best]
             if abs(score) >= WIN_BOUND:
                 break
-            # The next iteration takes a few times longer than this one; an unfinished
-            # one still helps (its first move is this one's best), so go on until
-            # half the time is spent.
-            elapsed = time.monotonic() - start
-            if self.config.time_managed and elapsed > 0.5 * (self._deadline - start):
+            # The next iteration takes a few times longer than this one. An unfinished
+            # one still helps (it searches this one's best move first), so start it
+            # unless it could not even get half way: that time is saved for later moves.
+            now = time.monotonic()
+            if self.config.time_managed and now + 2 * (now - began) > self._deadline:
                 break
         return self._info("search", best, score, depth, start, self._pv(board, best))
 
