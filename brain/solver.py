@@ -81,8 +81,8 @@ class SolveResult:
 
     ``line`` (only for :attr:`Status.WIN`) alternates attacker and defender cells,
     attacker first, and ends with the attacker move after which the defender cannot stop
-    a five: a five itself, a straight or double four, a four-three, or a white four whose
-    only block is a black foul. ``depth`` is the deepest attacker-move limit searched to
+    a five: a five itself, a straight or double four, or a white four whose only block
+    is a black foul (a four-three is followed by the block and the straight four). ``depth`` is the deepest attacker-move limit searched to
     the end, ``nodes`` the positions visited and ``seconds`` the wall-clock time.
     """
 
