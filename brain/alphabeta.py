@@ -54,6 +54,9 @@ WIN_BOUND = WIN - 10_000
 CLOCK_INTERVAL = 16
 #: Plies of fours and blocks the quiescence search may add.
 QUIESCENCE_PLIES = 6
+#: Transposition-table entries kept between moves (about 200 bytes each); beyond this
+#: the table is emptied before the next move.
+TABLE_LIMIT = 300_000
 
 _EXACT, _LOWER, _UPPER = 0, 1, 2
 _SIDE_KEY = (0, 0x5DEECE66D2F1A3B7, 0x2545F4914F6CDD1D)
@@ -170,6 +173,8 @@ class AlphaBetaEngine:
         if game != self._game:
             self.new_game()
             self._game = game
+        if len(self._table) > TABLE_LIMIT:
+            self._table.clear()
         self._root_board, self._stop, self._nodes = board, stop, 0
         budget = max(0.0, deadline - start)
         self._deadline = deadline - min(0.05, 0.2 * budget)

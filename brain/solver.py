@@ -82,8 +82,10 @@ class SolveResult:
     ``line`` (only for :attr:`Status.WIN`) alternates attacker and defender cells,
     attacker first, and ends with the attacker move after which the defender cannot stop
     a five: a five itself, a straight or double four, or a white four whose only block
-    is a black foul (a four-three is followed by the block and the straight four). ``depth`` is the deepest attacker-move limit searched to
-    the end, ``nodes`` the positions visited and ``seconds`` the wall-clock time.
+    is a black foul (a four-three is followed by the block and the straight four).
+    ``depth`` is the attacker-move limit of the last iteration searched to the end (for a
+    win, the one that found it), ``nodes`` the positions visited and ``seconds`` the
+    wall-clock time.
     """
 
     status: Status
@@ -112,7 +114,7 @@ class ThreatSolver:
     bounds the table; it is cleared when full.
     """
 
-    def __init__(self, max_entries: int = 400_000) -> None:
+    def __init__(self, max_entries: int = 200_000) -> None:
         self.max_entries = max_entries
         self._wins: dict[tuple[int, int, int], tuple[int, tuple[int, ...]]] = {}
         self._fails: dict[tuple[int, int, int], int] = {}

@@ -108,7 +108,7 @@ def line_cells(board: Board, index: int, direction: int, reach: int = HALF) -> l
 #: Defence sets already computed, by (hash, attacker, width, height, rule); searches
 #: meet the same positions again and again (iterations, transpositions).
 _DEFENCES: dict[tuple[int, int, int, int, int], tuple[int, ...]] = {}
-_DEFENCES_LIMIT = 200_000
+_DEFENCES_LIMIT = 100_000
 
 
 def three_defences(board: Board, attacker: Color, points: list[int]) -> list[int]:
