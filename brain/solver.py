@@ -81,8 +81,9 @@ class SolveResult:
 
     ``line`` (only for :attr:`Status.WIN`) alternates attacker and defender cells,
     attacker first, and ends with the attacker move after which the defender cannot stop
-    a five: a five itself, a straight or double four, or a white four whose only block
-    is a black foul (a four-three is followed by the block and the straight four).
+    a five: a five itself, a straight or double four, a white four whose only block is
+    a black foul, or (VCT) threes that no single move and no defender four answers, such
+    as a three-three (a four-three is followed by the block and the straight four).
     ``depth`` is the attacker-move limit of the last iteration searched to the end (for a
     win, the one that found it), ``nodes`` the positions visited and ``seconds`` the
     wall-clock time.

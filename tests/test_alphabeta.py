@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import threading
 import time
 
@@ -11,9 +12,10 @@ from puzzle_data import cell, freestyle_vcf_puzzles, position
 from brain.alphabeta import LEVELS, MAX_LEVEL, WIN_BOUND, AlphaBetaEngine
 from brain.board import Board, Color
 from brain.evaluation import candidate_moves
+from brain.referee import judge_move
 from brain.rules import Rule
 from brain.solver import Status, solve_vcf
-from brain.tactics import five_cells, four_cells, open_four_points, three_defences
+from brain.tactics import five_cells, four_cells, is_legal, open_four_points, three_defences
 
 ALL_LEVELS = range(MAX_LEVEL + 1)
 
@@ -200,3 +202,24 @@ def test_defends_against_an_opponent_vcf() -> None:
     assert holds
     move = play(AlphaBetaEngine(MAX_LEVEL), board, seconds=3.0)
     assert move in holds
+
+
+@pytest.mark.parametrize("rule", list(Rule))
+def test_short_games_stay_legal_and_on_time(rule: Rule) -> None:
+    # Levels 4 and 2 play from a seeded random opening at 50 ms a move: every move is
+    # on an empty cell, never a renju foul while a legal cell exists, and on time.
+    rng = random.Random(int(rule))
+    board = Board(15, rule=rule)
+    for index in rng.sample(range(225), 3):
+        board.play(index)
+    engines = {Color.BLACK: AlphaBetaEngine(MAX_LEVEL), Color.WHITE: AlphaBetaEngine(2)}
+    for _ in range(40):
+        me = board.to_move
+        start = time.monotonic()
+        move = engines[me].choose_move(board.copy(), start + 0.05, threading.Event())
+        assert time.monotonic() - start < 0.07
+        assert board.is_empty(move)
+        if board.is_forbidden(move) and me is Color.BLACK:
+            assert not any(is_legal(board, me, c) for c in board.empty_cells().tolist())
+        if judge_move(board, move) is not None:
+            break

@@ -23,7 +23,7 @@ from puzzle_data import (
 from brain.board import Board, Color
 from brain.rules import Rule
 from brain.solver import NoWinError, Status, ThreatSolver, solve_vcf, solve_vct
-from brain.tactics import five_cells, is_legal
+from brain.tactics import five_cells, four_cells, is_legal, open_four_points, three_defences
 
 MATES = {mate.id.removeprefix("quintet-mate-"): mate for mate in quintet_mates()}
 #: Positives that need threats deeper than a three (threat limit 2-3): benchmark only.
@@ -32,7 +32,8 @@ DEEP_THREAT_POSITIVES = {"16", "21", "22", "23", "24"}
 
 def assert_winning_line(board: Board, line: tuple[int, ...], vcf: bool) -> None:
     """Replay ``line``: legal moves on empty cells, fours only for a VCF, forced blocks,
-    and a final position the defender cannot hold."""
+    and a final position the defender cannot hold (two fives, a five it may not block,
+    or threes it cannot meet)."""
     attacker = board.to_move
     defender = attacker.opponent
     replay = board.copy()
@@ -51,7 +52,12 @@ def assert_winning_line(board: Board, line: tuple[int, ...], vcf: bool) -> None:
             assert not fives or move in fives, "a defender facing a four must block it"
             replay.place(move, defender)
     fives = five_cells(replay, attacker)
-    assert len(fives) >= 2 or (len(fives) == 1 and not is_legal(replay, defender, fives[0]))
+    if len(fives) >= 2 or (len(fives) == 1 and not is_legal(replay, defender, fives[0])):
+        return
+    # A VCT may also end with threes no single move stops (e.g. a white three-three).
+    points = open_four_points(replay, attacker)
+    assert not vcf and not fives and points
+    assert not three_defences(replay, attacker, points) and not four_cells(replay, defender)
 
 
 # -- rules ---------------------------------------------------------------------------------
