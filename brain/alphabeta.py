@@ -269,14 +269,16 @@ class AlphaBetaEngine:
     @staticmethod
     def _desperate_move(board: Board) -> int:
         """A move in a lost position: a legal block of an opponent five if there is
-        one, else the first legal cell, else (only fouls left) the first empty one."""
+        one, else the legal cell with the best ordering score (which blocks what it
+        can), else (only fouls left) the best empty one."""
         me = board.to_move
-        empty = np.flatnonzero(empty_mask(board)).tolist()
-        for cells in (five_cells(board, me.opponent), empty):
+        empty = np.flatnonzero(empty_mask(board))
+        ranked = empty[np.argsort(-move_scores(board, empty), kind="stable")].tolist()
+        for cells in (five_cells(board, me.opponent), ranked):
             legal = [c for c in cells if is_legal(board, me, c)]
             if legal:
                 return legal[0]
-        return empty[0]
+        return ranked[0]
 
     def _info(self, source: str, move: int, score: int, depth: int, start: float,
               pv: tuple[int, ...] = ()) -> SearchInfo:
