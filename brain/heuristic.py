@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from brain.board import Board, Color
+from brain.evaluation import near_mask
 from brain.patterns import Threat
 
 #: Value of making a threat, by :class:`Threat`; defending is worth a fraction of it.
@@ -15,22 +16,6 @@ ATTACK_VALUE = np.array(
     [0, 40, 90, 60, 110, 400, 600, 2500, 700, 1200, 4000, 10000, 100000], dtype=np.float64
 )
 DEFENCE_VALUE = ATTACK_VALUE * 0.8
-
-
-def _near_stones(board: Board, distance: int = 2) -> np.ndarray:
-    """Boolean mask of cells within ``distance`` (king moves) of any stone."""
-    grid = np.frombuffer(board.cells, dtype=np.uint8).reshape(board.height, board.width) > 0
-    near = grid.copy()
-    for dy in range(-distance, distance + 1):
-        for dx in range(-distance, distance + 1):
-            shifted = np.zeros_like(grid)
-            ys = slice(max(dy, 0), board.height + min(dy, 0))
-            yd = slice(max(-dy, 0), board.height + min(-dy, 0))
-            xs = slice(max(dx, 0), board.width + min(dx, 0))
-            xd = slice(max(-dx, 0), board.width + min(-dx, 0))
-            shifted[yd, xd] = grid[ys, xs]
-            near |= shifted
-    return near.reshape(-1)
 
 
 def move_scores(board: Board) -> np.ndarray:
@@ -45,7 +30,7 @@ def move_scores(board: Board) -> np.ndarray:
     if not board.history:
         scores[(board.height // 2) * board.width + board.width // 2] = 0.0
         return scores
-    candidates = empty & _near_stones(board)
+    candidates = near_mask(board)
     if not candidates.any():
         candidates = empty
     scores[candidates] = (
