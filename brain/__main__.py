@@ -26,6 +26,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="strength level of the engine, where it has levels")
     parser.add_argument("--weights", type=Path, default=None,
                         help="network weights for mcts (default: the shipped file)")
+    parser.add_argument("--no-network", action="store_true",
+                        help="mcts: guide the search with the pattern heuristic instead of "
+                             "the network")
     parser.add_argument("--playouts", type=int, default=None,
                         help="mcts: a fixed number of playouts per move instead of the "
                              "clock (reproducible play; still never past the time limit)")
@@ -49,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     from brain.session import Session
 
     engine = make_engine(args.engine, args.level, weights=args.weights,
-                         playouts=args.playouts)
+                         playouts=args.playouts, network=not args.no_network)
     session = Session(engine, Output(sys.stdout), process_started=_PROCESS_STARTED)
     main_loop(session)
     return 0

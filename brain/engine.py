@@ -103,16 +103,20 @@ DEFAULT_ENGINE = "mcts"
 
 
 def make_engine(name: str, level: int | None = None, weights: Path | None = None,
-                playouts: int | None = None) -> Engine:
+                playouts: int | None = None, network: bool = True) -> Engine:
     """Build the engine called ``name``; raises ValueError for an unknown name.
 
-    ``weights`` and ``playouts`` (a fixed search budget, which makes play reproducible)
-    apply to ``mcts``; ``level`` to engines with strength levels.
+    ``weights``, ``network`` (False: the pattern heuristic guides the search) and
+    ``playouts`` (a fixed search budget, which makes play reproducible) apply to
+    ``mcts``; ``level`` to engines with strength levels.
     """
     if name == "heuristic":
         return HeuristicEngine()
     if name == "mcts":
-        return MctsEngine(network_evaluator(weights), playouts)
+        from brain.evaluator import HeuristicEvaluator
+
+        evaluator = network_evaluator(weights) if network else HeuristicEvaluator()
+        return MctsEngine(evaluator, playouts)
     if name == "alphabeta":
         from brain.alphabeta import MAX_LEVEL, AlphaBetaEngine
 

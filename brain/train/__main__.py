@@ -5,6 +5,8 @@ Examples::
     python -m brain.train supervised --out runs/sl1 --blocks 6 --channels 48 --epochs 1
     python -m brain.train supervised --out runs/sl1          # resume runs/sl1/last.pt
     python -m brain.train export runs/sl1/best.pt weights/pbrain-zero.npz
+    python -m brain.train selfplay --out runs/sp1 --games 100 --weights weights/pbrain-zero.npz
+    python -m brain.train rl --out runs/rl1 --initial runs/sl1/best.pt --iterations 20
 """
 
 from __future__ import annotations
@@ -60,6 +62,37 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     sl.add_argument("--precision", choices=("bf16", "fp32"), default=None,
                     help="bf16 autocast or fp32 (default: bf16 on GPUs that support it)")
 
+    sp = commands.add_parser("selfplay", help="play self-play games into a replay folder "
+                                              "(resumes its counts)")
+    sp.add_argument("--out", required=True, help="replay folder")
+    sp.add_argument("--games", type=int, required=True, help="games to add")
+    sp.add_argument("--weights", default=None,
+                    help="network weights (default: the tree search with the pattern "
+                         "heuristic)")
+    sp.add_argument("--playouts", type=int, default=160)
+    sp.add_argument("--seed", type=int, default=0)
+
+    from brain.train.reinforce import HEURISTIC, RlConfig
+
+    rl_defaults = RlConfig(out="")
+    rl = commands.add_parser(
+        "rl", help="self-play reinforcement: self-play, train, gate in the arena, promote",
+        description="Iterate self-play, training on the replay buffer, and an arena gate "
+                    "against the best player. Re-run the same command to resume.")
+    rl.add_argument("--out", required=True, help="run directory")
+    rl.add_argument("--initial", default=None,
+                    help="checkpoint the trained network starts from (default: fresh)")
+    rl.add_argument("--best", default=HEURISTIC,
+                    help="first best player: a weights file or 'heuristic' (default)")
+    for name in ("iterations", "games", "steps", "batch_size", "buffer", "playouts",
+                 "gate_pairs", "gate_playouts", "gate_tc_ms", "threads", "seed", "blocks",
+                 "channels"):
+        rl.add_argument(f"--{name.replace('_', '-')}", type=int,
+                        default=getattr(rl_defaults, name))
+    for name in ("lr", "weight_decay", "value_weight", "gate_score"):
+        rl.add_argument(f"--{name.replace('_', '-')}", type=float,
+                        default=getattr(rl_defaults, name))
+
     ex = commands.add_parser("export", help="write a checkpoint as a numpy weights file")
     ex.add_argument("checkpoint", help="a .pt checkpoint, e.g. runs/sl1/best.pt")
     ex.add_argument("weights", help="the .npz weights file to write")
@@ -74,6 +107,29 @@ def main(argv: list[str] | None = None) -> int:
         metadata = export_checkpoint(args.checkpoint, args.weights)
         print(f"wrote {args.weights}: {metadata.architecture}, "
               f"step {metadata.training.get('steps')}")
+        return 0
+
+    if args.command == "selfplay":
+        from pathlib import Path
+
+        from brain.train.reinforce import HEURISTIC, best_evaluator
+        from brain.train.selfplay import SelfPlayConfig, generate
+
+        evaluator = best_evaluator(args.weights or HEURISTIC)
+        log = generate(evaluator, Path(args.out), args.games,
+                       SelfPlayConfig(playouts=args.playouts, seed=args.seed))
+        print(f"{args.out}: {log.games} games, {log.samples} samples")
+        return 0
+    if args.command == "rl":
+        import logging
+
+        from brain.train.reinforce import RlConfig
+        from brain.train.reinforce import run as run_rl
+
+        logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
+        options = {k: v for k, v in vars(args).items() if k != "command"}
+        state = run_rl(RlConfig(**options))
+        print(f"{args.out}: {state.iteration} iterations, best player {state.best}")
         return 0
 
     from brain.train.supervised import TrainConfig, run
