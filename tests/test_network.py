@@ -8,6 +8,7 @@ import json
 import lzma
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -233,6 +234,17 @@ def test_batch_stream_mixes_sources_in_fixed_proportions(shared_data: Path) -> N
     assert [(len(g), g.shape) for g in groups] == [(18, (15, 15)), (2, (20, 20))]
     rule_planes = groups[0].planes[:, RULE_PLANES : RULE_PLANES + 3, 0, 0].tolist()
     assert rule_planes.count([0, 0, 1]) == 14 and rule_planes.count([1, 0, 0]) == 4
+
+
+def test_games_relabelled_under_another_rule_must_stand_unchanged(shared_data: Path) -> None:
+    # Black's last stone joins 0..2 and 4..5 into six in a row: a freestyle win, but no
+    # five under exact-five rules, where the game would go on.
+    record = parse_rapfi_line("black 0 0,0 0,5 1,0 1,5 2,0 2,5 4,0 3,5 5,0 4,6 3,0", 15)
+    assert verify(record, Replayer()).unchanged
+    assert not verify(replace(record, rule=Rule.STANDARD), Replayer()).unchanged
+    records, report = load_source(SOURCES["standard15"], shared_data, max_games=300)
+    assert report.dropped["different under standard"] > 0
+    assert all(r.rule is Rule.STANDARD for r in records) and len(records) == 300
 
 
 def test_sampler_batches_are_consistent(shared_data: Path) -> None:

@@ -36,7 +36,7 @@ import lzma
 import zlib
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
@@ -189,6 +189,15 @@ class Verified:
     record: GameRecord
     relabelled: bool = False
     truncated: bool = False
+    #: Whether a five or a renju foul ended the game on the board.
+    ended: bool = False
+
+    @property
+    def unchanged(self) -> bool:
+        """Whether the replay confirms the record as it is: same moves, same result, and
+        a decided game ends with its last move."""
+        decided = self.record.result in (GameResult.BLACK_WIN, GameResult.WHITE_WIN)
+        return not (self.relabelled or self.truncated) and self.ended == decided
 
 
 def verify(record: GameRecord, replayer: Replayer) -> Verified:
@@ -222,24 +231,39 @@ def verify(record: GameRecord, replayer: Replayer) -> Verified:
     relabelled = result is not record.result
     fixed = GameRecord(record.width, record.height, record.rule, record.moves[:end], result,
                        min(record.first_target, end), record.split_key)
-    return Verified(fixed, relabelled, truncated)
+    return Verified(fixed, relabelled, truncated, ended=True)
 
 
 @dataclass(frozen=True)
 class Source:
-    """A game file of the shared data folder."""
+    """A game file of the shared data folder, read under one rule.
+
+    ``rule`` None is the file's own rule (renju or freestyle). Another rule relabels the
+    games: only those whose moves and result stand unchanged when replayed under it are
+    kept (a freestyle game won by an overline is no exact-five game), and their moves are
+    still the file's (good moves, not always the best under the new rule).
+    """
 
     name: str
     path: str
     kind: Literal["renju", "rapfi"]
     size: int
+    rule: Rule | None = None
 
+
+_RENJU_FILE = "games/renju_hse_train2/train-2.renju.xz"
+_RAPFI_FILES = {15: "games/rapfi_selfplay/freestyle15.txt.xz",
+                20: "games/rapfi_selfplay/freestyle20.txt.xz"}
 
 SOURCES = {
     source.name: source for source in (
-        Source("renju", "games/renju_hse_train2/train-2.renju.xz", "renju", 15),
-        Source("freestyle15", "games/rapfi_selfplay/freestyle15.txt.xz", "rapfi", 15),
-        Source("freestyle20", "games/rapfi_selfplay/freestyle20.txt.xz", "rapfi", 20),
+        Source("renju", _RENJU_FILE, "renju", 15),
+        Source("freestyle15", _RAPFI_FILES[15], "rapfi", 15),
+        Source("freestyle20", _RAPFI_FILES[20], "rapfi", 20),
+        Source("standard15", _RAPFI_FILES[15], "rapfi", 15, Rule.STANDARD),
+        Source("standard20", _RAPFI_FILES[20], "rapfi", 20, Rule.STANDARD),
+        Source("caro15", _RAPFI_FILES[15], "rapfi", 15, Rule.CARO),
+        Source("carostandard15", _RAPFI_FILES[15], "rapfi", 15, Rule.CARO_STANDARD),
     )
 }
 
@@ -285,12 +309,18 @@ def load_source(source: Source, data_dir: Path = DEFAULT_DATA_DIR,
             try:
                 record = (parse_renju_line(line, key=str(number)) if source.kind == "renju"
                           else parse_rapfi_line(line, source.size))
+                relabel = source.rule is not None and source.rule is not record.rule
+                if relabel:
+                    record = replace(record, rule=source.rule)
                 checked = verify(record, replayer)
             except OccupiedPointError:
                 report.dropped["occupied point"] += 1
                 continue
             except RecordError:
                 report.dropped["unreadable"] += 1
+                continue
+            if relabel and not checked.unchanged:
+                report.dropped[f"different under {record.rule.name.lower()}"] += 1
                 continue
             if not checked.record.target_plies():
                 report.dropped["no move to learn"] += 1
