@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from brain.board import Board
 from brain.evaluator import HeuristicEvaluator
@@ -60,3 +61,22 @@ def test_generate_resumes_and_the_buffer_serves_augmented_batches(tmp_path: Path
     # Symmetry is applied to planes and policy alike: no weight lands on a stone.
     assert (batch.policy * ~legal.reshape(16, -1)).sum() == 0
     assert np.all(batch.wdl.sum(axis=1) == 1)
+
+
+def test_reinforcement_loop_runs_gates_and_resumes(tmp_path: Path) -> None:
+    from brain.train.reinforce import HEURISTIC, RlConfig, RlState, run
+
+    config = RlConfig(out=str(tmp_path), iterations=1, games=2, steps=2, batch_size=16,
+                      playouts=6, gate_pairs=1, gate_playouts=6, blocks=1, channels=8)
+    state = run(config)
+    assert state.iteration == 1 and state.trained_iteration == 0
+    record = state.history[0]
+    assert record["samples"] > 0 and 0.0 <= record["gate_score"] <= 1.0
+    assert record["against"] == HEURISTIC
+    assert (tmp_path / "candidates" / "iter-0000.npz").is_file()
+    assert (tmp_path / "gates" / "iter-0000" / "results.json").is_file()
+    # Re-running the finished run does nothing; other settings are refused.
+    again = run(config)
+    assert again.iteration == 1 and len(again.history) == 1
+    with pytest.raises(ValueError, match="other settings"):
+        RlState.open(RlConfig(out=str(tmp_path), iterations=1, games=3))
