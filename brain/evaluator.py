@@ -14,7 +14,8 @@ from typing import Protocol
 import numpy as np
 
 from brain.board import Board
-from brain.heuristic import ATTACK_VALUE, move_scores
+from brain.evaluation import evaluate
+from brain.heuristic import move_scores
 
 
 class Evaluator(Protocol):
@@ -30,12 +31,12 @@ class Evaluator(Protocol):
 
 class HeuristicEvaluator:
     """Priors from a softmax over :func:`brain.heuristic.move_scores`; value from the
-    balance of the two sides' best threats."""
+    alpha-beta's static evaluation (:func:`brain.evaluation.evaluate`) through tanh."""
 
     #: Softmax temperature on log-scaled move scores.
     temperature = 0.6
-    #: Scale of the threat balance fed to tanh.
-    value_scale = 3000.0
+    #: Static evaluation that maps to a value of tanh(1) = 0.76.
+    value_scale = 80.0
 
     def evaluate(self, boards: Sequence[Board]) -> tuple[np.ndarray, np.ndarray]:
         policy = np.zeros((len(boards), boards[0].size if boards else 0))
@@ -46,16 +47,5 @@ class HeuristicEvaluator:
             logits = np.log1p(np.maximum(scores[finite], 0.0)) / self.temperature
             probs = np.exp(logits - logits.max())
             policy[n, finite] = probs / probs.sum()
-            values[n] = self._value(board)
+            values[n] = np.tanh(evaluate(board) / self.value_scale)
         return policy, values
-
-    def _value(self, board: Board) -> float:
-        empty = board.empty_cells()
-        if len(empty) == 0:
-            return 0.0
-        me, them = board.to_move, board.to_move.opponent
-        mine = np.sort(ATTACK_VALUE[board.threats[me][empty]])[-3:]
-        theirs = np.sort(ATTACK_VALUE[board.threats[them][empty]])[-3:]
-        # The side to move plays first: its best threat counts fully, the opponent's less.
-        balance = mine.sum() - 0.7 * theirs.sum()
-        return float(np.tanh(balance / self.value_scale))
