@@ -176,51 +176,34 @@ class Begin:
 
 
 @dataclass(frozen=True, slots=True)
-class Turn:
+class _AtPoint:
+    """A command about one square ``x,y``."""
+
+    x: int
+    y: int
+
+    def __post_init__(self) -> None:
+        _require_ints(self, "x", "y")
+
+    @property
+    def point(self) -> Point:
+        """The square as a :class:`~protocol.syntax.Point`."""
+        return Point(self.x, self.y)
+
+
+@dataclass(frozen=True, slots=True)
+class Turn(_AtPoint):
     """``TURN x,y``: the opponent played at ``x,y``. Answer a move."""
 
-    x: int
-    y: int
-
-    def __post_init__(self) -> None:
-        _require_ints(self, "x", "y")
-
-    @property
-    def point(self) -> Point:
-        """The square as a :class:`~protocol.syntax.Point`."""
-        return Point(self.x, self.y)
-
 
 @dataclass(frozen=True, slots=True)
-class Takeback:
+class Takeback(_AtPoint):
     """``TAKEBACK x,y``: remove the stone at ``x,y`` (undo). Answer ``OK``."""
 
-    x: int
-    y: int
-
-    def __post_init__(self) -> None:
-        _require_ints(self, "x", "y")
-
-    @property
-    def point(self) -> Point:
-        """The square as a :class:`~protocol.syntax.Point`."""
-        return Point(self.x, self.y)
-
 
 @dataclass(frozen=True, slots=True)
-class Play:
+class Play(_AtPoint):
     """``PLAY x,y``: the manager forces the move the brain just suggested. Answer the move."""
-
-    x: int
-    y: int
-
-    def __post_init__(self) -> None:
-        _require_ints(self, "x", "y")
-
-    @property
-    def point(self) -> Point:
-        """The square as a :class:`~protocol.syntax.Point`."""
-        return Point(self.x, self.y)
 
 
 @dataclass(frozen=True, slots=True)
