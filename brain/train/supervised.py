@@ -388,7 +388,7 @@ class Trainer:
             total_weight += self._weights[name]
             score += self._weights[name] * (metrics["policy_loss"]
                                             + self.config.value_weight * metrics["value_loss"])
-            log.info("validation %-11s step %d: policy loss %.4f top-1 %.3f top-5 %.3f | "
+            log.info("validation %-14s step %d: policy loss %.4f top-1 %.3f top-5 %.3f | "
                      "value loss %.4f mse %.4f (%d positions)", name, progress.step,
                      metrics["policy_loss"], metrics["top1"], metrics["top5"],
                      metrics["value_loss"], metrics["value_mse"], metrics["positions"])
