@@ -19,7 +19,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from brain.board import Board
 from brain.features import PLANE_COUNT, encode, encode_batch
-from brain.network import Architecture, NetMetadata, PolicyValueNet
+from brain.network import Architecture, NetMetadata, PolicyValueNet, _conv3x3
 from brain.train.data import SOURCES, Replayer, load_source
 from brain.train.export import fold
 from brain.train.model import PolicyValueModel
@@ -96,15 +96,11 @@ def bench_encode(seconds: float) -> None:
 
 
 def conv_im2col_copies(x: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """Nine shifted copies into one (B*H*W, 9*C) matrix, one matmul (the one used)."""
-    b, h, wd, c = x.shape
-    padded = np.zeros((b, h + 2, wd + 2, c), dtype=np.float32)
-    padded[:, 1:-1, 1:-1] = x
-    columns = np.empty((b, h, wd, 9, c), dtype=np.float32)
-    for k in range(9):
-        dy, dx = divmod(k, 3)
-        columns[:, :, :, k] = padded[:, dy:dy + h, dx:dx + wd]
-    return columns.reshape(-1, 9 * c) @ w.reshape(9 * c, -1)
+    """Nine shifted copies into one (B*H*W, 9*C) matrix, one matmul: the formulation
+    :mod:`brain.network` uses, called as it is there."""
+    out_channels = w.shape[-1]
+    bias = np.zeros(out_channels, dtype=np.float32)
+    return _conv3x3(x, w.reshape(-1, out_channels), bias).reshape(-1, out_channels)
 
 
 def conv_sliding_window(x: np.ndarray, w: np.ndarray) -> np.ndarray:

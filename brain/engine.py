@@ -87,7 +87,7 @@ def network_evaluator(weights: Path | None = None) -> Evaluator:
 
     path = weights or default_weights_path()
     if not path.is_file():
-        log.warning("no network weights at %s: the search uses the pattern heuristic", path)
+        log.info("no network weights at %s: the search uses the pattern heuristic", path)
         return HeuristicEvaluator()
     try:
         return PolicyValueNet.load(path)
