@@ -2,7 +2,7 @@
 
 A checkpoint holds ``model`` (state dict), ``architecture`` (a dict of
 :class:`~brain.network.Architecture` fields), ``optimizer`` (state dict), ``step``,
-``samples``, ``wall_time_s`` (training time so far), ``config`` (the run's settings),
+``samples``, ``wall_time_s`` (wall-clock training time so far), ``config`` (the run's settings),
 ``data`` (what was loaded) and ``history`` (validation records, one per evaluation).
 """
 

@@ -281,7 +281,8 @@ class Progress:
 
     step: int = 0
     samples: int = 0
-    #: Seconds spent in training steps (loading and validation not counted).
+    #: Wall-clock seconds of training: batches, steps and validation, summed over the
+    #: sessions of a resumed run (loading the game files at each start not counted).
     wall_time_s: float = 0.0
     #: Lowest validation score so far (weighted policy + value loss).
     best: float = math.inf
@@ -312,6 +313,8 @@ class Trainer:
             self.optimizer.load_state_dict(resumed["optimizer"])
             self.progress = Progress.of_checkpoint(resumed)
         self._weights = {s.name: w for s, w in zip(data.train, data.weights, strict=True)}
+        #: (monotonic time, wall_time_s) when this session started training.
+        self._clock = (time.monotonic(), self.progress.wall_time_s)
 
     def train(self) -> None:
         """Run the remaining steps, logging every ``log_every`` steps and validating and
@@ -329,6 +332,7 @@ class Trainer:
             persistent_workers=self.hardware.workers > 0))
         losses: list[tuple[float, float]] = []
         window_started, window_samples = time.monotonic(), 0
+        self._clock = (time.monotonic(), progress.wall_time_s)
         while progress.step < self.total_steps:
             groups = next(batches)
             losses.append(self._step(groups))
@@ -348,13 +352,13 @@ class Trainer:
                 self.evaluate()
         if not progress.history or progress.history[-1]["step"] != progress.step:
             self.evaluate()
+        self._tick()
         log.info("finished %d steps (%d samples) in %s of training", progress.step,
                  progress.samples, _format_duration(progress.wall_time_s))
 
     def _step(self, groups: Sequence[Sequence[torch.Tensor]]) -> tuple[float, float]:
         """One optimizer step on a mixed batch of (planes, policy, wdl) groups, one per
         board shape; returns its (policy, value) losses."""
-        started = time.monotonic()
         device = self.hardware.device
         groups = [[t.to(device, non_blocking=True) for t in group] for group in groups]
         lr = learning_rate(self.config, self.progress.step, self.total_steps)
@@ -372,13 +376,19 @@ class Trainer:
         self.optimizer.step()
         self.progress.step += 1
         self.progress.samples += sum(len(planes) for planes, _, _ in groups)
-        self.progress.wall_time_s += time.monotonic() - started
+        self._tick()
         return losses.policy.item(), losses.value.item()
+
+    def _tick(self) -> None:
+        """Bring :attr:`Progress.wall_time_s` up to now."""
+        started, before = self._clock
+        self.progress.wall_time_s = before + time.monotonic() - started
 
     def evaluate(self) -> None:
         """Validate on every source, log and record the metrics, save ``best.pt`` on a
         new best score and ``last.pt`` always."""
         progress = self.progress
+        self._tick()
         record: dict[str, Any] = {"step": progress.step, "samples": progress.samples,
                                   "wall_time_s": round(progress.wall_time_s, 1)}
         score = total_weight = 0.0
