@@ -304,3 +304,35 @@ def test_play_path_never_imports_torch() -> None:
 def test_default_weights_path_is_in_weights_folder() -> None:
     path = default_weights_path()
     assert path.parent == ROOT / "weights" and path.suffix == ".npz"
+
+
+def committed_weights() -> list[Path]:
+    """Every weights file in ``weights/`` (the shipped one and the candidates)."""
+    files = sorted((ROOT / "weights").rglob("*.npz"))
+    assert files, "no weights file in weights/"
+    return files
+
+
+@pytest.mark.parametrize("rule", list(Rule))
+def test_committed_weights_win_and_block(rule: Rule) -> None:
+    """Every committed network plays the five and stops the opponent's five, under every
+    rule, on both trained sizes and on a rectangle."""
+    for path in committed_weights():
+        net = PolicyValueNet.load(path)
+        assert net.metadata.training["steps"] > 0
+        win_and_block(net, rule)
+
+
+def win_and_block(net: PolicyValueNet, rule: Rule) -> None:
+    for width, height in ((15, 15), (20, 20), (17, 12)):
+        board = Board(width, height, rule)
+        far = [(width - 1, height - 1), (width - 1, 0), (width - 3, height - 1)]
+        # Black: four on row 3 from x=2, closed by white at x=1; white: scattered.
+        for move in [(2, 3), (1, 3), (3, 3), far[0], (4, 3), far[1], (5, 3)]:
+            board.play(board.index(*move))
+        policy, value = net.evaluate([board])
+        assert int(np.argmax(policy[0])) == board.index(6, 3), "white must block"
+        board.play(board.index(*far[2]))
+        policy, value = net.evaluate([board])
+        assert int(np.argmax(policy[0])) == board.index(6, 3), "black must win"
+        assert value[0] > 0.9
