@@ -8,10 +8,15 @@ player choosing that edge.
 
 Tactics the network must not have to learn are settled by the pattern core when a node
 is created: a side that can make five has won; a side facing two fives has lost; a side
-facing one five must block it; a side that can make an open four (legally) has won. A
-small VCF search at new nodes and a larger VCF/VCT search at the root prove more wins.
-Proven results propagate up the tree (MCTS-solver), so a proven win is played at once
-and a proven loss is avoided while any alternative exists.
+facing one five must block it; a side that can make an open four (legally) has won; a
+side facing a live three may only defend it or play a four of its own. A small VCF
+search at new nodes and a larger VCF/VCT search at the root prove more wins.
+
+Defence at the root: when the opponent would have a VCF if we passed, only moves that
+may stop it are searched; while the search runs, its leading move is checked against an
+opponent VCT and dropped when one is found. Proven results propagate up the tree
+(MCTS-solver), so a proven win is played at once and a proven loss is avoided while any
+alternative exists.
 """
 
 from __future__ import annotations
@@ -28,6 +33,13 @@ from brain.evaluator import Evaluator
 from brain.heuristic import choose_move
 from brain.patterns import Threat
 from brain.solver import Status, ThreatSolver
+from brain.tactics import (
+    four_cells,
+    line_cells,
+    open_four_points,
+    three_cells,
+    three_defences,
+)
 
 WIN, LOSS, UNKNOWN = 1, -1, 0
 
@@ -49,6 +61,16 @@ class MctsConfig:
     leaf_vcf_nodes: int = 40
     #: Share of the move's time the root threat search may use.
     root_solver_share: float = 0.15
+    #: Share of the move's time the search for the opponent's VCF (were we to pass) may
+    #: use; when one is found, the root keeps only moves that may stop it.
+    threat_share: float = 0.1
+    #: Share of the move's time that checks of the most visited root move against an
+    #: opponent VCT may use (0: no checks); each check may take half of what is left.
+    refute_share: float = 0.3
+    #: Node budget of each check when ``playouts`` fixes the budget (reproducibility).
+    refute_nodes: int = 3000
+    #: Playouts before the first check, and between two looks at the leading move.
+    refute_interval: int = 32
     playouts: int | None = None
     #: Upper bound on tree nodes (memory); set from INFO max_memory by the engine.
     max_nodes: int = 200_000
@@ -71,6 +93,15 @@ class Node:
         self.children: list[Node | None] = [None] * len(moves)
         self.proven = proven
         self.total = 0
+
+    def restrict(self, keep: np.ndarray) -> None:
+        """Drop the moves where ``keep`` is False, with their statistics."""
+        self.moves, self.visits = self.moves[keep], self.visits[keep]
+        self.value_sum = self.value_sum[keep]
+        priors = self.priors[keep]
+        self.priors = priors / priors.sum()
+        self.children = [c for c, k in zip(self.children, keep.tolist(), strict=True) if k]
+        self.total = int(self.visits.sum())
 
     def child_index(self, move: int) -> int:
         hits = np.flatnonzero(self.moves == move)
@@ -126,6 +157,7 @@ class Mcts:
             self.info.seconds = time.monotonic() - started
             return forced
         root = self._reuse_or_new_root(board)
+        self._restrict_to_defences(board, root, started, deadline)
         self._run_playouts(board, root, deadline, stop, started)
         move = self._choose(board, root, deadline)
         self._fill_info(board, root, started)
@@ -192,6 +224,39 @@ class Mcts:
             node.priors = (1 - f) * node.priors + f * noise
         return node
 
+    def _restrict_to_defences(self, board: Board, root: Node, started: float,
+                              deadline: float) -> None:
+        """If the opponent, were it to move, would win by continuous fours (a VCF), keep
+        only the root moves that may stop it: cells on the lines of its attacking moves,
+        its defender replies, and our own fours and threes (counter-threats).
+
+        Only a VCF: given a free move, the opponent has a VCT in most middle games, and
+        keeping just the moves near it would leave out our best attacks."""
+        if root.proven != UNKNOWN or len(root.moves) < 2 or self.config.threat_share <= 0:
+            return
+        fixed = self.config.playouts is not None
+        until = min(deadline, time.monotonic()
+                    + max(0.0, deadline - started) * self.config.threat_share)
+        me = board.to_move
+        board.to_move = me.opponent
+        try:
+            threat = self.solver.vcf(board, deadline=until,
+                                     max_nodes=self.config.refute_nodes if fixed else None)
+        finally:
+            board.to_move = me
+        if threat.status is not Status.WIN:
+            return
+        relevant = set(threat.line[1::2])
+        for move in threat.line[::2]:
+            relevant.add(move)
+            for direction in range(4):
+                relevant.update(line_cells(board, move, direction))
+        relevant.update(four_cells(board, me))
+        relevant.update(three_cells(board, me))
+        keep = np.isin(root.moves, np.fromiter(relevant, dtype=np.int64))
+        if keep.any() and not keep.all():
+            root.restrict(keep)
+
     # -- expansion ---------------------------------------------------------------------
 
     def _tactical(self, board: Board) -> tuple[int, np.ndarray | None]:
@@ -214,6 +279,16 @@ class Mcts:
         for cell in empty[mine == Threat.FLEX4]:
             if me is not Color.BLACK or not board.is_forbidden(int(cell)):
                 return WIN, None
+        points = open_four_points(board, them)
+        if points:
+            # A live three: only a real defence or a four of our own can stop the
+            # straight four; with neither the position is lost.
+            fours = four_cells(board, me)
+            answers = fours + [c for c in three_defences(board, them, points)
+                               if c not in fours]
+            if not answers:
+                return LOSS, None
+            return UNKNOWN, np.array(answers, dtype=np.int64)
         return UNKNOWN, None
 
     def _expand(self, board: Board, policy: np.ndarray | None,
@@ -227,10 +302,13 @@ class Mcts:
         proven, forced = tactics if tactics is not None else self._tactical(board)
         if proven != UNKNOWN:
             return Node(np.zeros(0, dtype=np.int64), np.zeros(0), proven=proven)
-        if forced is not None:
-            return Node(forced.astype(np.int64), np.ones(len(forced)) / len(forced))
+        if forced is not None and len(forced) == 1:
+            return Node(forced.astype(np.int64), np.ones(1))
         if policy is None:
             policy = self.evaluator.evaluate([board])[0][0]
+        if forced is not None:
+            priors = policy[forced].astype(np.float64) + 1e-3
+            return self._with_leaf_vcf(board, Node(forced, priors / priors.sum()))
         empty = board.empty_cells()
         k = min(self.config.max_children, len(empty))
         keep = empty[np.argsort(-policy[empty], kind="stable")[:k]]
@@ -244,7 +322,10 @@ class Mcts:
             if legal.any():
                 moves = moves[legal]
         priors = policy[moves].astype(np.float64) + 1e-6
-        node = Node(moves.astype(np.int64), priors / priors.sum())
+        return self._with_leaf_vcf(board, Node(moves.astype(np.int64), priors / priors.sum()))
+
+    def _with_leaf_vcf(self, board: Board, node: Node) -> Node:
+        """``node``, marked won when a small VCF search proves it."""
         if self.config.leaf_vcf_nodes:
             result = self.solver.vcf(board, max_attacks=6, max_nodes=self.config.leaf_vcf_nodes)
             if result.status is Status.WIN:
@@ -272,6 +353,7 @@ class Mcts:
         config = self.config
         depths: list[int] = []
         playouts = 0
+        refuter = _Refuter(self, board, root, config.refute_share * max(0.0, deadline - started))
         while root.proven == UNKNOWN and len(root.moves) > 0:
             if config.playouts is not None and playouts >= config.playouts:
                 break
@@ -282,7 +364,10 @@ class Mcts:
             batch = self._gather(board, root, depths)
             playouts += max(1, len(batch))
             self._evaluate_batch(batch)
-            if config.playouts is None and self._decided(root, deadline, started, playouts):
+            if playouts >= refuter.next_check:
+                refuter.check(playouts, deadline)
+            if (config.playouts is None and self._decided(root, deadline, started, playouts)
+                    and not refuter.check(playouts, deadline)):
                 break
         self.info.playouts = playouts
         if depths:
@@ -416,7 +501,7 @@ class Mcts:
             if time.monotonic() >= deadline:
                 break
             board.play(int(root.moves[i]))
-            result = self.solver.vcf(board, max_nodes=400)
+            result = self.solver.vcf(board, max_nodes=400, deadline=deadline)
             board.undo()
             if result.status is not Status.WIN:
                 return int(root.moves[i])
@@ -439,3 +524,52 @@ class Mcts:
             pv.append(board.xy(int(node.moves[best])))
             node = node.children[best]
         info.pv = pv
+
+
+class _Refuter:
+    """Checks the most visited root move against a threat-space win for the opponent
+    (a VCT, fours and threes), marking it lost when one is found.
+
+    The tree alone sees such wins late: each defence looks plausible to the evaluator
+    until the attack is many plies deep. Each move is checked once per search, within
+    a node budget, and all checks together within a share of the move's time.
+    """
+
+    def __init__(self, search: Mcts, board: Board, root: Node, seconds: float) -> None:
+        self.search, self.board, self.root = search, board, root
+        self.seconds_left = seconds
+        self.checked: set[int] = set()
+        self.next_check = search.config.refute_interval
+
+    def check(self, playouts: int, deadline: float) -> bool:
+        """Check the leading root move if not done yet; whether it was found lost."""
+        config = self.search.config
+        self.next_check = playouts + config.refute_interval
+        fixed = config.playouts is not None
+        if config.refute_share <= 0 or (self.seconds_left <= 0 and not fixed):
+            return False
+        root = self.root
+        for index in np.argsort(-root.visits, kind="stable").tolist():
+            child = root.children[index]
+            if child is None or child.proven != UNKNOWN:
+                continue
+            if index in self.checked:
+                return False  # the leading move is already cleared
+            break
+        else:
+            return False
+        self.checked.add(index)
+        started = time.monotonic()
+        # A fixed playout budget means a reproducible search: nodes, not the clock, bound
+        # the check (the move's deadline still applies).
+        until = deadline if fixed else min(deadline, started + self.seconds_left / 2)
+        self.board.play(int(root.moves[index]))
+        result = self.search.solver.vct(self.board, max_attacks=12, deadline=until,
+                                        max_nodes=config.refute_nodes if fixed else None)
+        self.board.undo()
+        self.seconds_left -= time.monotonic() - started
+        if result.status is not Status.WIN:
+            return False
+        child.proven = WIN
+        Mcts._update_proof(root)
+        return True

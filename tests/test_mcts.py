@@ -3,17 +3,25 @@ renju fouls avoided, the deadline kept, the tree reused and fixed budgets reprod
 
 from __future__ import annotations
 
+import lzma
 import threading
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
-from puzzle_data import freestyle_vcf_puzzles
+from puzzle_data import freestyle_vcf_puzzles, lfz_puzzles
 
 from brain.board import Board, Color
 from brain.evaluator import HeuristicEvaluator
 from brain.mcts import WIN, Mcts, MctsConfig
 from brain.rules import Rule
+from brain.solver import Status, ThreatSolver
+from brain.tactics import four_cells, open_four_points
+from brain.train.data import advance, parse_renju_line
+
+RENJU_GAMES = (Path(__file__).resolve().parents[2] / "shared" / "data" / "games"
+               / "renju_hse_train2" / "train-2.renju.xz")
 
 
 def search(board: Board, playouts: int = 200, seconds: float | None = None) -> tuple[int, Mcts]:
@@ -104,3 +112,74 @@ def test_stop_event_ends_the_search_early() -> None:
     start = time.monotonic()
     mcts.search(board, start + 10.0, stop)
     assert time.monotonic() - start < 0.6
+
+
+def _facing_a_live_three(count: int = 6) -> list[tuple[str, Board]]:
+    """Positions from real renju games (shared data) where the side to move faces the
+    opponent's live three and has no four of its own, one per game."""
+    out: list[tuple[str, Board]] = []
+    with lzma.open(RENJU_GAMES, "rt") as lines:
+        for number, line in enumerate(lines):
+            record = parse_renju_line(line)
+            board = Board(15, rule=Rule.RENJU)
+            for ply, move in enumerate(record.moves[:40]):
+                advance(board, move)
+                me, them = board.to_move, board.to_move.opponent
+                if (ply >= 8 and open_four_points(board, them) and not four_cells(board, me)
+                        and not len(board.winning_cells(them))):
+                    out.append((f"game {number} ply {ply + 1}", board))
+                    break
+            if len(out) == count:
+                return out
+    raise AssertionError(f"fewer than {count} live-three positions in {RENJU_GAMES}")
+
+
+@pytest.mark.parametrize(("name", "board"), _facing_a_live_three(), ids=lambda v: str(v)[:30])
+def test_facing_a_live_three_only_real_defences_are_searched(name: str, board: Board) -> None:
+    defender, attacker = board.to_move, board.to_move.opponent
+    assert open_four_points(board, attacker)
+    mcts = Mcts(HeuristicEvaluator(), MctsConfig(playouts=40, threat_share=0, refute_share=0))
+    move = mcts.search(board, time.monotonic() + 30, threading.Event())
+    root = mcts._root
+    assert root is not None and len(root.moves) > 0 and move in root.moves.tolist()
+    for cell in root.moves.tolist():
+        assert not board.is_forbidden(cell) or defender is Color.WHITE
+        board.play(cell)
+        assert not open_four_points(board, attacker), f"{board.xy(cell)} leaves the three alive"
+        board.undo()
+
+
+def test_a_move_that_loses_to_a_threat_sequence_is_dropped() -> None:
+    # From an arena game against alphabeta level 4 at 1 s/move: the search without the
+    # root check played 8,9 here, after which black wins by a VCT of about 6,000 nodes;
+    # 8,12 and 9,13 leave black no VCT at all (the solver proves it).
+    moves = [(7, 7), (5, 9), (6, 9), (6, 10), (7, 8), (5, 10), (7, 5), (7, 6), (5, 11),
+             (8, 7), (7, 10), (7, 11), (4, 8), (5, 8), (8, 6), (10, 4), (6, 7)]
+    board = Board(15)
+    for x, y in moves:
+        board.play(board.index(x, y))
+    losing = board.index(8, 9)
+    board.play(losing)
+    assert ThreatSolver().vct(board, max_attacks=12).status is Status.WIN
+    board.undo()
+    mcts = Mcts(HeuristicEvaluator(), MctsConfig(playouts=300, refute_nodes=8000))
+    move = mcts.search(board, time.monotonic() + 60, threading.Event())
+    assert move != losing
+    root = mcts._root
+    assert root is not None
+    refuted = root.children[root.child_index(losing)]
+    assert refuted is not None and refuted.proven == WIN  # won for black, who moves there
+
+
+@pytest.mark.parametrize(("name", "board"), lfz_puzzles(207, Rule.RENJU, every=4),
+                         ids=lambda v: str(v)[:30])
+def test_stops_the_opponents_vcf_in_renju_defence_puzzles(name: str, board: Board) -> None:
+    # "VCF defence" puzzles: the opponent would win by fours if the side to move passed.
+    defender = board.to_move
+    board.to_move = defender.opponent
+    assert ThreatSolver().vcf(board).status is Status.WIN
+    board.to_move = defender
+    move, _ = search(board, playouts=100)
+    assert not (defender is Color.BLACK and board.is_forbidden(move))
+    board.play(move)
+    assert ThreatSolver().vcf(board).status is Status.NO_WIN, f"{board.xy(move)} loses"
