@@ -67,7 +67,8 @@ class MctsConfig:
     #: Share of the move's time that checks of the most visited root move against an
     #: opponent VCT may use (0: no checks); each check may take half of what is left.
     refute_share: float = 0.3
-    #: Node budget of each check when ``playouts`` fixes the budget (reproducibility).
+    #: Node budget of each check, and of the root search for the opponent's VCF, when
+    #: ``playouts`` fixes the budget (reproducibility).
     refute_nodes: int = 3000
     #: Playouts before the first check, and between two looks at the leading move.
     refute_interval: int = 32
