@@ -159,8 +159,8 @@ class Mcts:
             return forced
         root = self._reuse_or_new_root(board)
         self._restrict_to_defences(board, root, started, deadline)
-        self._run_playouts(board, root, deadline, stop, started)
-        move = self._choose(board, root, deadline)
+        cleared = self._run_playouts(board, root, deadline, stop, started)
+        move = self._choose(board, root, deadline, cleared)
         self._fill_info(board, root, started)
         return move
 
@@ -350,7 +350,9 @@ class Mcts:
         return int(np.argmax(score))
 
     def _run_playouts(self, board: Board, root: Node, deadline: float,
-                      stop: threading.Event, started: float) -> None:
+                      stop: threading.Event, started: float) -> set[int]:
+        """Playouts until the budget is spent or the result is settled; returns the root
+        indices the refutation checks cleared."""
         config = self.config
         depths: list[int] = []
         playouts = 0
@@ -374,6 +376,7 @@ class Mcts:
         if depths:
             self.info.max_depth = max(depths)
             self.info.mean_depth = sum(depths) / len(depths)
+        return refuter.cleared
 
     def _gather(self, board: Board, root: Node, depths: list[int]) -> list[tuple]:
         """Descend up to ``batch_size`` times; returns leaves waiting for evaluation."""
@@ -479,9 +482,10 @@ class Mcts:
 
     # -- result ------------------------------------------------------------------------
 
-    def _choose(self, board: Board, root: Node, deadline: float) -> int:
+    def _choose(self, board: Board, root: Node, deadline: float, cleared: set[int]) -> int:
         """Most visited move, a proven win first, a proven loss last; a move after which
-        the opponent has a quick VCF is dropped while another remains."""
+        the opponent has a quick VCF is dropped while another remains (``cleared``: root
+        indices a refutation check proved free of any opponent VCT, hence of a VCF)."""
         if len(root.moves) == 0 or root.total == 0:
             # Settled without candidates (two fives against us), or stopped before any
             # playout: the one-ply choice is the best informed move there is.
@@ -501,6 +505,8 @@ class Mcts:
         for i in ranked[:3]:
             if time.monotonic() >= deadline:
                 break
+            if i in cleared:
+                return int(root.moves[i])
             board.play(int(root.moves[i]))
             result = self.solver.vcf(board, max_nodes=400, deadline=deadline)
             board.undo()
@@ -540,6 +546,8 @@ class _Refuter:
         self.search, self.board, self.root = search, board, root
         self.seconds_left = seconds
         self.checked: set[int] = set()
+        #: Root indices proved free of an opponent VCT.
+        self.cleared: set[int] = set()
         self.next_check = search.config.refute_interval
 
     def check(self, playouts: int, deadline: float) -> bool:
@@ -569,6 +577,8 @@ class _Refuter:
                                         max_nodes=config.refute_nodes if fixed else None)
         self.board.undo()
         self.seconds_left -= time.monotonic() - started
+        if result.status is Status.NO_WIN:
+            self.cleared.add(index)
         if result.status is not Status.WIN:
             return False
         child.proven = WIN
