@@ -1,5 +1,5 @@
 """Tree-search speed: playouts per second on Rapfi's ten benchmark positions, with the
-pattern-heuristic evaluator and with a network (the shipped weights, or ``--weights``).
+pattern-model evaluator and with a network (the shipped weights, or ``--weights``).
 
 Run: ``.venv/bin/python bench/bench_mcts.py [--seconds 2] [--weights FILE]``.
 """
@@ -15,7 +15,7 @@ from pathlib import Path
 from bench_search import positions
 from tabulate import tabulate
 
-from brain.evaluator import Evaluator, HeuristicEvaluator
+from brain.evaluator import Evaluator, PatternEvaluator
 from brain.mcts import Mcts, MctsConfig
 from brain.network import PolicyValueNet, default_weights_path
 
@@ -38,7 +38,7 @@ def main() -> None:
     parser.add_argument("--weights", type=Path, default=None,
                         help="network weights (default: the shipped file, if any)")
     args = parser.parse_args()
-    evaluators: dict[str, Evaluator] = {"heuristic": HeuristicEvaluator()}
+    evaluators: dict[str, Evaluator] = {"pattern model": PatternEvaluator()}
     weights = args.weights or default_weights_path()
     if weights.is_file():
         evaluators["network"] = PolicyValueNet.load(weights)

@@ -27,7 +27,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--weights", type=Path, default=None,
                         help="network weights for mcts (default: the shipped file)")
     parser.add_argument("--no-network", action="store_true",
-                        help="mcts: guide the search with the pattern heuristic instead of "
+                        help="mcts: guide the search with the pattern model instead of "
                              "the network")
     parser.add_argument("--playouts", type=int, default=None,
                         help="mcts: a fixed number of playouts per move instead of the "

@@ -26,6 +26,8 @@ import zipfile
 from pathlib import Path
 
 from brain import __version__
+from brain.network import DEFAULT_WEIGHTS_NAME
+from brain.patternmodel import DEFAULT_PATTERN_MODEL_NAME
 
 ROOT = Path(__file__).resolve().parents[1]
 NAME = "pbrain-zero"
@@ -48,7 +50,7 @@ def executable_name() -> str:
 
 
 def weight_files() -> list[Path]:
-    """The network weights shipped inside the build."""
+    """The weights shipped inside the build: the pattern model and the network, if any."""
     return sorted((ROOT / "weights").glob("*.npz"))
 
 
@@ -125,9 +127,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--work", type=Path, default=ROOT / "build",
                         help="PyInstaller's work folder")
     args = parser.parse_args(argv)
-    if not weight_files():
-        print("warning: weights/ holds no .npz file; the build will play without a network",
-              file=sys.stderr)
+    shipped = {path.name for path in weight_files()}
+    if DEFAULT_PATTERN_MODEL_NAME not in shipped:
+        print(f"error: weights/{DEFAULT_PATTERN_MODEL_NAME} is missing: the tree search "
+              "cannot run without it (git checkout weights/, or refit it with "
+              "python -m brain.train patterns)", file=sys.stderr)
+        return 1
+    if DEFAULT_WEIGHTS_NAME not in shipped:
+        print(f"note: no weights/{DEFAULT_WEIGHTS_NAME}: the build plays with the pattern "
+              "model, without a network", file=sys.stderr)
     modes = ("onedir", "onefile") if args.mode == "both" else (args.mode,)
     for mode in modes:
         exe = build(mode, args.dist, args.work)

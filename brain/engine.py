@@ -50,7 +50,7 @@ class HeuristicEngine:
 
 class MctsEngine:
     """pbrain-zero's own engine: tree search guided by an evaluator (the policy/value
-    network when weights are shipped, else the pattern heuristic)."""
+    network when weights are shipped, else the pattern model)."""
 
     name = "pbrain-zero"
 
@@ -79,22 +79,22 @@ class MctsEngine:
 def network_evaluator(weights: Path | None = None) -> Evaluator:
     """The policy/value network from ``weights`` (default: the shipped file).
 
-    Without a usable file the search still plays, guided by the pattern heuristic, and
-    the reason is logged: a brain must never fail to start.
+    Without a usable file the search still plays, guided by the pattern model, and the
+    reason is logged: a brain must never fail to start.
     """
-    from brain.evaluator import HeuristicEvaluator
+    from brain.evaluator import PatternEvaluator
     from brain.network import PolicyValueNet, WeightsError, default_weights_path
 
     path = weights or default_weights_path()
     if not path.is_file():
-        log.info("no network weights at %s: the search uses the pattern heuristic", path)
-        return HeuristicEvaluator()
+        log.info("no network weights at %s: the search uses the pattern model", path)
+        return PatternEvaluator()
     try:
         return PolicyValueNet.load(path)
     except (WeightsError, OSError, ValueError) as exc:
-        log.error("cannot use the weights in %s (%s): the search uses the pattern "
-                  "heuristic", path, exc)
-        return HeuristicEvaluator()
+        log.error("cannot use the weights in %s (%s): the search uses the pattern model",
+                  path, exc)
+        return PatternEvaluator()
 
 
 ENGINE_NAMES = ("heuristic", "mcts", "alphabeta")
@@ -106,16 +106,24 @@ def make_engine(name: str, level: int | None = None, weights: Path | None = None
                 playouts: int | None = None, network: bool = True) -> Engine:
     """Build the engine called ``name``; raises ValueError for an unknown name.
 
-    ``weights``, ``network`` (False: the pattern heuristic guides the search) and
+    ``weights``, ``network`` (False: the pattern model guides the search) and
     ``playouts`` (a fixed search budget, which makes play reproducible) apply to
-    ``mcts``; ``level`` to engines with strength levels.
+    ``mcts``; ``level`` to engines with strength levels. If the tree search has no usable
+    evaluator at all (the shipped pattern model is missing or damaged), the reason is
+    logged and the one-ply heuristic plays instead: a brain must never fail to start.
     """
     if name == "heuristic":
         return HeuristicEngine()
     if name == "mcts":
-        from brain.evaluator import HeuristicEvaluator
+        from brain.evaluator import PatternEvaluator
+        from brain.patternmodel import PatternModelError
 
-        evaluator = network_evaluator(weights) if network else HeuristicEvaluator()
+        try:
+            evaluator = network_evaluator(weights) if network else PatternEvaluator()
+        except (PatternModelError, OSError) as exc:
+            log.error("the tree search cannot start (%s): playing with the one-ply "
+                      "heuristic; reinstall the brain to restore weights/", exc)
+            return HeuristicEngine()
         return MctsEngine(evaluator, playouts)
     if name == "alphabeta":
         from brain.alphabeta import MAX_LEVEL, AlphaBetaEngine

@@ -1,9 +1,9 @@
 """Position evaluators for the tree search: move priors and a value for the side to move.
 
 The tree search asks an :class:`Evaluator` for a batch of positions at once. The policy /
-value network (:class:`brain.network.PolicyValueNet`) is the real one; the
-:class:`HeuristicEvaluator` derives both from the pattern core, so the search works (and
-can be tested) without weights.
+value network (:class:`brain.network.PolicyValueNet`) is one; the
+:class:`PatternEvaluator` reads both from the board's threat table through the fitted
+:class:`~brain.patternmodel.PatternModel`, at a fraction of a network's cost.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from typing import Protocol
 import numpy as np
 
 from brain.board import Board
-from brain.evaluation import evaluate
-from brain.heuristic import move_scores
+from brain.evaluation import near_mask
+from brain.patternmodel import PatternModel, default_pattern_model_path
 
 
 class Evaluator(Protocol):
@@ -29,23 +29,32 @@ class Evaluator(Protocol):
     def evaluate(self, boards: Sequence[Board]) -> tuple[np.ndarray, np.ndarray]: ...
 
 
-class HeuristicEvaluator:
-    """Priors from a softmax over :func:`brain.heuristic.move_scores`; value from the
-    alpha-beta's static evaluation (:func:`brain.evaluation.evaluate`) through tanh."""
+class PatternEvaluator:
+    """Priors over the empty cells within two of a stone (the centre on an empty board,
+    any empty cell when none is near) and a value, both from a :class:`PatternModel`
+    (default: the shipped ``weights/patterns.npz``; raises
+    :class:`~brain.patternmodel.PatternModelError` or OSError if it cannot be read).
 
-    #: Softmax temperature on log-scaled move scores.
-    temperature = 0.6
-    #: Static evaluation that maps to a value of tanh(1) = 0.76.
-    value_scale = 80.0
+    Renju fouls are not removed here: the search drops them when it expands a node.
+    """
+
+    def __init__(self, model: PatternModel | None = None) -> None:
+        self.model = model if model is not None else PatternModel.load(
+            default_pattern_model_path())
 
     def evaluate(self, boards: Sequence[Board]) -> tuple[np.ndarray, np.ndarray]:
         policy = np.zeros((len(boards), boards[0].size if boards else 0))
         values = np.zeros(len(boards))
         for n, board in enumerate(boards):
-            scores = move_scores(board)
-            finite = np.isfinite(scores)
-            logits = np.log1p(np.maximum(scores[finite], 0.0)) / self.temperature
+            values[n] = self.model.value(board)
+            if not board.history:
+                policy[n, (board.height // 2) * board.width + board.width // 2] = 1.0
+                continue
+            candidates = near_mask(board)
+            if not candidates.any():
+                candidates = np.frombuffer(board.cells, dtype=np.uint8) == 0
+            cells = np.flatnonzero(candidates)
+            logits = self.model.policy_logits(board, cells)
             probs = np.exp(logits - logits.max())
-            policy[n, finite] = probs / probs.sum()
-            values[n] = np.tanh(evaluate(board) / self.value_scale)
+            policy[n, cells] = probs / probs.sum()
         return policy, values

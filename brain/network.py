@@ -24,7 +24,6 @@ the architecture, the feature version and a training summary.
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -34,6 +33,7 @@ import numpy as np
 
 from brain.board import Board
 from brain.features import FEATURE_VERSION, PLANE_COUNT, encode_batch, legal_from_planes
+from brain.resources import weights_dir
 
 #: Name of the weights file shipped in ``weights/``.
 DEFAULT_WEIGHTS_NAME = "pbrain-zero.npz"
@@ -112,11 +112,8 @@ class NetMetadata:
 
 
 def default_weights_path() -> Path:
-    """The shipped weights file: ``weights/`` next to the ``brain`` package, or inside the
-    PyInstaller bundle (``sys._MEIPASS``) when the brain runs frozen."""
-    bundle = getattr(sys, "_MEIPASS", None)
-    root = Path(bundle) if bundle is not None else Path(__file__).resolve().parent.parent
-    return root / "weights" / DEFAULT_WEIGHTS_NAME
+    """The shipped weights file, ``pbrain-zero.npz`` in :func:`brain.resources.weights_dir`."""
+    return weights_dir() / DEFAULT_WEIGHTS_NAME
 
 
 def save_weights(path: str | Path, arrays: Mapping[str, np.ndarray],

@@ -13,7 +13,7 @@ import pytest
 from puzzle_data import freestyle_vcf_puzzles, lfz_puzzles
 
 from brain.board import Board, Color
-from brain.evaluator import HeuristicEvaluator
+from brain.evaluator import PatternEvaluator
 from brain.mcts import WIN, Mcts, MctsConfig
 from brain.rules import Rule
 from brain.solver import Status, ThreatSolver
@@ -25,7 +25,7 @@ RENJU_GAMES = (Path(__file__).resolve().parents[2] / "shared" / "data" / "games"
 
 
 def search(board: Board, playouts: int = 200, seconds: float | None = None) -> tuple[int, Mcts]:
-    mcts = Mcts(HeuristicEvaluator(), MctsConfig(playouts=None if seconds else playouts))
+    mcts = Mcts(PatternEvaluator(), MctsConfig(playouts=None if seconds else playouts))
     deadline = time.monotonic() + (seconds or 30.0)
     return mcts.search(board, deadline, threading.Event()), mcts
 
@@ -86,7 +86,7 @@ def test_fixed_playouts_are_reproducible() -> None:
 
 def test_keeps_the_deadline_and_reuses_the_tree() -> None:
     board = stones(Board(20), [(10, 10), (11, 11)], [(10, 11), (12, 12)], Color.BLACK)
-    mcts = Mcts(HeuristicEvaluator(), MctsConfig())
+    mcts = Mcts(PatternEvaluator(), MctsConfig())
     start = time.monotonic()
     move = mcts.search(board, start + 0.5, threading.Event())
     assert time.monotonic() - start < 0.5 + 0.1
@@ -106,7 +106,7 @@ def test_keeps_the_deadline_and_reuses_the_tree() -> None:
 
 def test_stop_event_ends_the_search_early() -> None:
     board = stones(Board(15), [(7, 7)], [(8, 8)], Color.BLACK)
-    mcts = Mcts(HeuristicEvaluator(), MctsConfig())
+    mcts = Mcts(PatternEvaluator(), MctsConfig())
     stop = threading.Event()
     threading.Timer(0.2, stop.set).start()
     start = time.monotonic()
@@ -138,7 +138,7 @@ def _facing_a_live_three(count: int = 6) -> list[tuple[str, Board]]:
 def test_facing_a_live_three_only_real_defences_are_searched(name: str, board: Board) -> None:
     defender, attacker = board.to_move, board.to_move.opponent
     assert open_four_points(board, attacker)
-    mcts = Mcts(HeuristicEvaluator(), MctsConfig(playouts=40, threat_share=0, refute_share=0))
+    mcts = Mcts(PatternEvaluator(), MctsConfig(playouts=40, threat_share=0, refute_share=0))
     move = mcts.search(board, time.monotonic() + 30, threading.Event())
     root = mcts._root
     assert root is not None and len(root.moves) > 0 and move in root.moves.tolist()
@@ -162,7 +162,7 @@ def test_a_move_that_loses_to_a_threat_sequence_is_dropped() -> None:
     board.play(losing)
     assert ThreatSolver().vct(board, max_attacks=12).status is Status.WIN
     board.undo()
-    mcts = Mcts(HeuristicEvaluator(), MctsConfig(playouts=300, refute_nodes=8000))
+    mcts = Mcts(PatternEvaluator(), MctsConfig(playouts=300, refute_nodes=8000))
     move = mcts.search(board, time.monotonic() + 60, threading.Event())
     assert move != losing
     root = mcts._root

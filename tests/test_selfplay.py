@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from brain.board import Board
-from brain.evaluator import HeuristicEvaluator
+from brain.evaluator import PatternEvaluator
 from brain.features import encode, legal_from_planes
 from brain.referee import judge_move
 from brain.rules import Rule
@@ -19,7 +19,7 @@ SMALL = SelfPlayConfig(playouts=12, variants=((0, 9, 9), (4, 9, 9)), sample_plie
 
 
 def test_a_game_replays_to_its_result_and_its_targets_are_valid() -> None:
-    game = play_game(HeuristicEvaluator(), SMALL, np.random.default_rng(3))
+    game = play_game(PatternEvaluator(), SMALL, np.random.default_rng(3))
     assert len(game.to_move) == len(game.moves) > 0
     board = Board(game.width, game.height, Rule.from_gomocup(game.rule))
     # The samples start after the opening: rebuild it from the first sample's stones.
@@ -46,10 +46,10 @@ def test_a_game_replays_to_its_result_and_its_targets_are_valid() -> None:
 
 
 def test_generate_resumes_and_the_buffer_serves_augmented_batches(tmp_path: Path) -> None:
-    first = generate(HeuristicEvaluator(), tmp_path, 2, SMALL, games_per_chunk=1,
+    first = generate(PatternEvaluator(), tmp_path, 2, SMALL, games_per_chunk=1,
                      progress=False)
     assert first.games == 2 and first.chunks == 2
-    second = generate(HeuristicEvaluator(), tmp_path, 1, SMALL, games_per_chunk=1,
+    second = generate(PatternEvaluator(), tmp_path, 1, SMALL, games_per_chunk=1,
                       progress=False)
     assert second.games == 3 and SelfPlayLog.read(tmp_path).samples == second.samples
     assert second.black_wins + second.white_wins + second.draws == 3

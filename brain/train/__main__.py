@@ -1,10 +1,12 @@
-"""``python -m brain.train``: supervised training and export of the policy/value network.
+"""``python -m brain.train``: training and export of the policy/value network, and the fit
+of the pattern model.
 
 Examples::
 
     python -m brain.train supervised --out runs/sl1 --blocks 6 --channels 48 --epochs 1
     python -m brain.train supervised --out runs/sl1          # resume runs/sl1/last.pt
     python -m brain.train export runs/sl1/best.pt weights/pbrain-zero.npz
+    python -m brain.train patterns --out weights/patterns.npz
     python -m brain.train selfplay --out runs/sp1 --games 100 --weights weights/pbrain-zero.npz
     python -m brain.train rl --out runs/rl1 --initial runs/sl1/best.pt --iterations 20
 """
@@ -15,6 +17,7 @@ import argparse
 import sys
 
 from brain.train.data import SOURCES
+from brain.train.patterns import DEFAULT_SOURCES as PATTERN_SOURCES
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -22,7 +25,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
     defaults = TrainConfig(out="")
     parser = argparse.ArgumentParser(prog="python -m brain.train",
-                                     description="Train and export the policy/value network.")
+                                     description="Train and export the policy/value network and "
+                                                 "the pattern model.")
     commands = parser.add_subparsers(dest="command", required=True)
 
     sl = commands.add_parser(
@@ -93,6 +97,19 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         rl.add_argument(f"--{name.replace('_', '-')}", type=float,
                         default=getattr(rl_defaults, name))
 
+    pm = commands.add_parser(
+        "patterns", help="fit the pattern model (priors and value of the search without a "
+                         "network) to game records",
+        description="Fit brain.patternmodel's policy tables and value perceptron to game "
+                    "records and write the model file.")
+    pm.add_argument("--out", required=True, help="model file to write, e.g. weights/patterns.npz")
+    pm.add_argument("--sources", nargs="+", choices=list(SOURCES),
+                    default=list(PATTERN_SOURCES))
+    pm.add_argument("--data-dir", default=None, help="the shared data folder")
+    pm.add_argument("--max-games", type=int, default=None, help="games per source")
+    pm.add_argument("--hidden", type=int, default=32, help="value perceptron width")
+    pm.add_argument("--seed", type=int, default=0)
+
     ex = commands.add_parser("export", help="write a checkpoint as a numpy weights file")
     ex.add_argument("checkpoint", help="a .pt checkpoint, e.g. runs/sl1/best.pt")
     ex.add_argument("weights", help="the .npz weights file to write")
@@ -107,6 +124,19 @@ def main(argv: list[str] | None = None) -> int:
         metadata = export_checkpoint(args.checkpoint, args.weights)
         print(f"wrote {args.weights}: {metadata.architecture}, "
               f"step {metadata.training.get('steps')}")
+        return 0
+
+    if args.command == "patterns":
+        import json
+        from pathlib import Path
+
+        from brain.train.data import DEFAULT_DATA_DIR
+        from brain.train.patterns import fit
+
+        model = fit(args.sources, Path(args.data_dir) if args.data_dir else DEFAULT_DATA_DIR,
+                    args.max_games, hidden=args.hidden, seed=args.seed)
+        model.save(args.out)
+        print(f"wrote {args.out}: {json.dumps(model.metadata['metrics'])}")
         return 0
 
     if args.command == "selfplay":

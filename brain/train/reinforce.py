@@ -3,7 +3,7 @@
 One iteration:
 
 1. the current best player plays ``games`` self-play games into the replay folder
-   (:mod:`brain.train.selfplay`); the first best may be the pattern heuristic guiding the
+   (:mod:`brain.train.selfplay`); the first best may be the pattern model guiding the
    tree search (expert iteration from a hand-made teacher) or a supervised network;
 2. the training network takes ``steps`` optimizer steps on random replay batches (visit
    distributions as policy targets, game results as value targets), continuing from its
@@ -32,7 +32,7 @@ import numpy as np
 import torch
 
 from brain.engine import network_evaluator
-from brain.evaluator import Evaluator, HeuristicEvaluator
+from brain.evaluator import Evaluator, PatternEvaluator
 from brain.network import Architecture
 from brain.train.checkpoint import load_checkpoint, model_from_checkpoint, save_checkpoint
 from brain.train.export import export_checkpoint
@@ -42,7 +42,7 @@ from brain.train.supervised import compute_losses
 
 log = logging.getLogger("brain.train")
 
-#: ``best`` value naming the tree search guided by the pattern heuristic.
+#: ``best`` value naming the tree search guided by the pattern model.
 HEURISTIC = "heuristic"
 
 
@@ -109,7 +109,7 @@ class RlState:
 
 
 def best_evaluator(best: str) -> Evaluator:
-    return HeuristicEvaluator() if best == HEURISTIC else network_evaluator(Path(best))
+    return PatternEvaluator() if best == HEURISTIC else network_evaluator(Path(best))
 
 
 def brain_command(best: str, playouts: int) -> str:
