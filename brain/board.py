@@ -67,11 +67,16 @@ class _Geometry:
     width: int
     height: int
     #: For each cell p: flat indices ``d * size + q`` of the (direction, cell) line keys
-    #: that hold p, and the two-bit unit of p's slot in each of those keys.
+    #: that hold p.
     touched: tuple[np.ndarray, ...]
-    units: tuple[np.ndarray, ...]
-    #: For each cell p: the distinct cells whose line keys hold p.
-    touched_cells: tuple[np.ndarray, ...]
+    #: ``steps[color][p]``: what a ``color`` stone on p adds to each of those keys (the
+    #: colour code in p's two-bit slot); index 0 unused.
+    steps: tuple[tuple[np.ndarray, ...], ...]
+    #: For each cell p, indices into the flattened ``(3, 4 * size)`` pattern array and the
+    #: flattened ``(3, size)`` threat array of the cells whose keys hold p: shape (2, 4, n)
+    #: (both colours, four directions) and (2, n).
+    pattern_index: tuple[np.ndarray, ...]
+    threat_index: tuple[np.ndarray, ...]
     #: Line keys of the empty board (off-board neighbours marked as walls).
     empty_keys: np.ndarray
 
@@ -80,7 +85,8 @@ def _geometry(width: int, height: int) -> _Geometry:
     size = width * height
     touched: list[np.ndarray] = []
     units: list[np.ndarray] = []
-    touched_cells: list[np.ndarray] = []
+    pattern_index: list[np.ndarray] = []
+    threat_index: list[np.ndarray] = []
     empty_keys = np.zeros(4 * size, dtype=np.uint32)
     for p in range(size):
         px, py = p % width, p // width
@@ -101,9 +107,13 @@ def _geometry(width: int, height: int) -> _Geometry:
                     empty_keys[d * size + p] |= WALL_CODE << (2 * key_slot(offset))
         touched.append(np.array(flat, dtype=np.intp))
         units.append(np.array(unit, dtype=np.uint32))
-        touched_cells.append(np.unique(np.array(flat, dtype=np.intp) % size))
-    return _Geometry(width, height, tuple(touched), tuple(units), tuple(touched_cells),
-                     empty_keys)
+        cells = np.unique(np.array(flat, dtype=np.intp) % size)
+        lines = np.arange(4)[:, None] * size + cells[None, :]
+        pattern_index.append(np.stack([color * 4 * size + lines for color in Color]))
+        threat_index.append(np.stack([color * size + cells for color in Color]))
+    steps = ((), *(tuple(unit * np.uint32(color) for unit in units) for color in Color))
+    return _Geometry(width, height, tuple(touched), steps, tuple(pattern_index),
+                     tuple(threat_index), empty_keys)
 
 
 @functools.cache
@@ -167,10 +177,12 @@ class Board:
         self.cells = bytearray(self.size)
         self.keys = self._geo.empty_keys.copy()
         #: ``patterns[color, d * size + q]``: what ``color`` makes on q along direction d.
-        self.patterns = self._tables[:, self.keys]
+        self.patterns = np.ascontiguousarray(self._tables[:, self.keys])
         #: ``threats[color, q]``: what ``color`` makes on q over the four lines.
         self.threats = np.zeros((3, self.size), dtype=np.uint8)
-        self._refresh_threats(np.arange(self.size))
+        self.threats[1:] = self._threat_table[
+            THREAT_WEIGHTS @ self.patterns[1:].reshape(2, 4, self.size)]
+        self._flat_views()
         self.history: list[tuple[int, Color]] = []
         self.to_move = Color.BLACK
         self.hash = 0
@@ -222,18 +234,22 @@ class Board:
         self._update(index, color, add=False)
         return index, color
 
-    def _update(self, index: int, color: Color, add: bool) -> None:
-        touched = self._geo.touched[index]
-        step = self._geo.units[index] * np.uint32(color)
-        keys = self.keys[touched] + step if add else self.keys[touched] - step
-        self.keys[touched] = keys
-        self.patterns[:, touched] = self._tables[:, keys]
-        self._refresh_threats(self._geo.touched_cells[index])
+    def _flat_views(self) -> None:
+        """Flat views of the (C-contiguous) pattern and threat arrays, which
+        :meth:`_update` writes through with precomputed indices."""
+        self._patterns_flat = self.patterns.reshape(-1)
+        self._threats_flat = self.threats.reshape(-1)
 
-    def _refresh_threats(self, cells: np.ndarray) -> None:
-        for color in (1, 2):
-            lines = self.patterns[color].reshape(4, self.size)[:, cells].astype(np.int32)
-            self.threats[color, cells] = self._threat_table[THREAT_WEIGHTS @ lines]
+    def _update(self, index: int, color: Color, add: bool) -> None:
+        # The hot path of every search: few numpy calls, each over all touched cells.
+        geo = self._geo
+        touched = geo.touched[index]
+        keys = self.keys[touched]
+        keys = keys + geo.steps[color][index] if add else keys - geo.steps[color][index]
+        self.keys[touched] = keys
+        self.patterns[1:, touched] = self._tables[1:, keys]
+        self._threats_flat[geo.threat_index[index]] = self._threat_table[
+            THREAT_WEIGHTS @ self._patterns_flat[geo.pattern_index[index]]]
 
     # -- queries -----------------------------------------------------------------------
 
@@ -306,6 +322,7 @@ class Board:
         other.keys = self.keys.copy()
         other.patterns = self.patterns.copy()
         other.threats = self.threats.copy()
+        other._flat_views()
         other.history = list(self.history)
         other.stone_count = list(self.stone_count)
         return other
