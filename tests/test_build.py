@@ -21,6 +21,7 @@ def test_arguments_exclude_torch_and_ship_the_weights() -> None:
     data = [args[i + 1] for i, arg in enumerate(args) if arg == "--add-data"]
     assert len(data) == len(build.weight_files())
     assert all(entry.endswith("weights") for entry in data)
+    assert any("patterns.npz" in entry for entry in data), "the pattern model must ship"
     with pytest.raises(ValueError, match="onedir"):
         build.pyinstaller_args("twofiles", Path("/tmp/d"), Path("/tmp/w"))
 
@@ -46,6 +47,8 @@ def built_brain(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_built_brain_plays_a_game_without_torch(built_brain: Path) -> None:
     internal = built_brain.parent / "_internal"
     assert not list(internal.glob("torch*")), "torch must not be frozen into the brain"
+    assert (internal / "weights" / "patterns.npz").is_file()
+    messages: list[str] = []
     proc = subprocess.Popen([str(built_brain)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, cwd=built_brain.parent.parent)
     assert proc.stdin is not None and proc.stdout is not None
@@ -57,6 +60,7 @@ def test_built_brain_plays_a_game_without_torch(built_brain: Path) -> None:
             reply = proc.stdout.readline().strip()
             if not reply.startswith(("MESSAGE", "DEBUG")):
                 return reply
+            messages.append(reply)
 
     try:
         assert 'name="pbrain-zero"' in ask("ABOUT")
@@ -78,5 +82,7 @@ def test_built_brain_plays_a_game_without_torch(built_brain: Path) -> None:
         proc.stdin.write("END\r\n")
         proc.stdin.flush()
         assert proc.wait(timeout=2) == 0
+        # The tree search (not the one-ply fallback) answered, with its pattern model.
+        assert any("playouts" in message for message in messages), messages
     finally:
         proc.kill()
