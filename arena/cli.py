@@ -17,6 +17,7 @@ import shlex
 import signal
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 
@@ -329,11 +330,14 @@ def _run(args: argparse.Namespace) -> int:
 
 def _load_records(paths: Sequence[str], rule: int) -> tuple[list[GameRecord], list[str] | None,
                                                               Sprt | None]:
+    """Games of every path, with each ``pair`` tag prefixed by the path's position: every
+    run numbers its pairs from 1, and pairs of two runs must not be matched up."""
     records: list[GameRecord] = []
     names: list[str] | None = None
     sprt: Sprt | None = None
-    for text in paths:
+    for number, text in enumerate(paths):
         path = Path(text)
+        found: list[GameRecord] = []
         if path.is_dir():
             run = RunDir(path)
             if run.exists():
@@ -341,15 +345,18 @@ def _load_records(paths: Sequence[str], rule: int) -> tuple[list[GameRecord], li
                 names, sprt = run.load_config()[1], config.sprt
             if not run.games_path.exists():
                 raise CliError(f"{path} has no games.jsonl")
-            records.extend(read_jsonl(run.games_path))
+            found.extend(read_jsonl(run.games_path))
         elif path.suffix == ".jsonl":
-            records.extend(read_jsonl(path))
+            found.extend(read_jsonl(path))
         elif path.suffix == ".sgf":
-            records.append(read_sgf(path))
+            found.append(read_sgf(path))
         elif path.suffix == ".psq":
-            records.append(read_psq(path, rule=rule))
+            found.append(read_psq(path, rule=rule))
         else:
             raise CliError(f"{path}: expected a run directory, .jsonl, .sgf or .psq file")
+        records += [
+            replace(record, tags={**record.tags, "pair": f"{number}/{record.tags['pair']}"})
+            if "pair" in record.tags else record for record in found]
     if not records:
         raise CliError("no games found")
     return records, names, sprt

@@ -75,6 +75,22 @@ def test_rate_matches_arena_stats(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert "A vs B" in text and "0 1 2 1 2" in text
 
 
+def test_rate_keeps_the_pairs_of_different_runs_apart(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Two runs both number their pairs from 0: rated together they hold twice the pairs,
+    and a run's half 0 is never matched with another run's half 1."""
+    b, w = GameResult.BLACK_WIN, GameResult.WHITE_WIN
+    first, second = tmp_path / "one.jsonl", tmp_path / "two.jsonl"
+    for pair in range(3):
+        append_jsonl(first, _record("A", "B", b, pair, 0))    # A wins as black
+        append_jsonl(first, _record("B", "A", w, pair, 1))    # and as white: WW
+        append_jsonl(second, _record("A", "B", w, pair, 0))   # A loses as black
+        append_jsonl(second, _record("B", "A", b, pair, 1))   # and as white: LL
+    assert main(["rate", str(first), str(second), "--json"]) == 0
+    match = json.loads(capsys.readouterr().out)["matches"][0]
+    assert match["pentanomial"] == [3, 0, 0, 0, 3]
+
+
 def test_check_passes_our_brain_and_fails_a_broken_one(capsys: pytest.CaptureFixture[str]
                                                        ) -> None:
     assert main(["check", "builtin:heuristic"]) == 0
