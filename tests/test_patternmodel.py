@@ -155,19 +155,20 @@ def test_shipped_fit_predicts_held_out_engine_moves_and_results(
 def test_value_sees_who_holds_an_open_three(shipped: PatternModel) -> None:
     """Black's open three on row 7 against scattered white stones: winning for black to
     move (it makes an open four), bad for white to move (it must defend)."""
-    board = Board(15)
-    for cell in ((5, 7), (6, 7), (7, 7)):
-        board.place(board.index(*cell), Color.BLACK)
-    for cell in ((0, 0), (14, 14), (0, 14)):
-        board.place(board.index(*cell), Color.WHITE)
-    assert board.to_move is Color.BLACK
-    assert threat_counts(board)[Threat.FLEX4 - 1] == 2
-    assert shipped.value(board) > 0.9
-    white_to_move = Board(15)
-    for cell in ((0, 0), (14, 14), (0, 14)):
-        white_to_move.place(white_to_move.index(*cell), Color.WHITE)
-    for cell in ((5, 7), (6, 7), (7, 7)):
-        white_to_move.place(white_to_move.index(*cell), Color.BLACK)
+    three, scattered = ((5, 7), (6, 7), (7, 7)), ((0, 0), (14, 14), (0, 14))
+
+    def placed(*groups: tuple[Color, tuple[tuple[int, int], ...]]) -> Board:
+        board = Board(15)
+        for color, cells in groups:
+            for cell in cells:
+                board.place(board.index(*cell), color)
+        return board
+
+    black_to_move = placed((Color.BLACK, three), (Color.WHITE, scattered))
+    assert black_to_move.to_move is Color.BLACK
+    assert threat_counts(black_to_move)[Threat.FLEX4 - 1] == 2
+    assert shipped.value(black_to_move) > 0.9
+    white_to_move = placed((Color.WHITE, scattered), (Color.BLACK, three))
     assert white_to_move.to_move is Color.WHITE
     assert shipped.value(white_to_move) < 0
 
