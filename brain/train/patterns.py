@@ -111,6 +111,7 @@ def collect(records: Sequence[GameRecord]) -> PatternSamples:
 
     def join(parts: list[np.ndarray]) -> np.ndarray:
         return np.concatenate(parts) if parts else np.zeros(0, dtype=np.intp)
+
     return PatternSamples(
         join(pair), join(last), join(own_last), join(position), np.array(target, np.intp),
         np.array(counts, dtype=np.float64).reshape(-1, VALUE_FEATURES),
