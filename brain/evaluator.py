@@ -16,6 +16,7 @@ import numpy as np
 from brain.board import Board
 from brain.evaluation import near_mask
 from brain.patternmodel import PatternModel, default_pattern_model_path
+from brain.tactics import empty_mask
 
 
 class Evaluator(Protocol):
@@ -52,7 +53,7 @@ class PatternEvaluator:
                 continue
             candidates = near_mask(board)
             if not candidates.any():
-                candidates = np.frombuffer(board.cells, dtype=np.uint8) == 0
+                candidates = empty_mask(board)
             cells = np.flatnonzero(candidates)
             logits = self.model.policy_logits(board, cells)
             probs = np.exp(logits - logits.max())

@@ -29,6 +29,7 @@ import numpy as np
 from brain.board import Board
 from brain.patterns import Threat
 from brain.resources import weights_dir
+from brain.tactics import empty_mask
 
 #: File name of the shipped model inside ``weights/``.
 DEFAULT_PATTERN_MODEL_NAME = "patterns.npz"
@@ -73,9 +74,10 @@ class CellFeatures:
 
     #: ``own * THREAT_LEVELS + opponent`` threat pair.
     pair: np.ndarray
-    #: Relation to the last stone, and to the mover's own previous stone (-1: none).
+    #: Relation to the last stone, and to the mover's own previous stone (None while the
+    #: mover has none).
     last: np.ndarray
-    own_last: np.ndarray
+    own_last: np.ndarray | None
 
 
 def cell_features(board: Board, cells: np.ndarray) -> CellFeatures:
@@ -85,8 +87,7 @@ def cell_features(board: Board, cells: np.ndarray) -> CellFeatures:
             + board.threats[them, cells])
     relation = relation_table(board.width, board.height)
     last = relation[board.history[-1][0], cells]
-    own_last = (relation[board.history[-2][0], cells] if len(board.history) >= 2
-                else np.full(len(cells), -1, dtype=np.intp))
+    own_last = relation[board.history[-2][0], cells] if len(board.history) >= 2 else None
     return CellFeatures(pair, last, own_last)
 
 
@@ -94,7 +95,7 @@ def threat_counts(board: Board) -> np.ndarray:
     """How many empty cells give the side to move each threat level 1..12, then the same
     for the opponent (float64, :data:`VALUE_FEATURES` long)."""
     me, them = board.to_move, board.to_move.opponent
-    empty = np.frombuffer(board.cells, dtype=np.uint8) == 0
+    empty = empty_mask(board)
     return np.concatenate([
         np.bincount(board.threats[me][empty], minlength=THREAT_LEVELS)[1:],
         np.bincount(board.threats[them][empty], minlength=THREAT_LEVELS)[1:],
@@ -141,7 +142,7 @@ class PatternModel:
         """Logits of the empty ``cells`` for the side to move (board not empty)."""
         features = cell_features(board, cells)
         logits = self.pair_logits.reshape(-1)[features.pair] + self.last_logits[features.last]
-        if len(board.history) >= 2:
+        if features.own_last is not None:
             logits = logits + self.own_last_logits[features.own_last]
         return logits
 
