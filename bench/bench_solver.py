@@ -12,9 +12,14 @@ Sets (``shared/data/tactics``):
   way (our count, like quintet's, includes blocks of the defender's counter-fours, and
   many of these puzzles need threats of a four-three rather than threes), so the limit of
   three is not applied; a "wrong" here is a position where no VCT by threes exists.
+* ``freestyle-vct3`` — the black-to-move puzzles of ``renju-vct3`` under freestyle: black's
+  renju win stays a win (every renju four and three of black is one in freestyle, and
+  white's defences can only be fewer), so a VCT by threes must be found.
 
-Each case runs with a fresh solver under each wall-clock budget. Run:
-``.venv/bin/python bench/bench_solver.py [--budgets 0.1 1] [--every 1] [--sets ...]``.
+Each case runs with a fresh solver under each wall-clock budget, or with ``--nodes N``
+under a node budget instead, which makes the answers independent of the machine and its
+load and reports solver nodes per CPU second (to compare two versions of the code). Run:
+``.venv/bin/python bench/bench_solver.py [--budgets 0.1 1 | --nodes N] [--every 1] [--sets ...]``.
 """
 
 from __future__ import annotations
@@ -32,11 +37,12 @@ from tabulate import tabulate
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from puzzle_data import freestyle_vcf_puzzles, lfz_puzzles, quintet_mates
 
-from brain.board import Board
+from brain.board import Board, Color
 from brain.rules import Rule
 from brain.solver import SolveResult, Status, ThreatSolver
 
-Solve = Callable[[ThreatSolver, Board, float], SolveResult]
+#: (solver, board, deadline, node budget) -> result
+Solve = Callable[[ThreatSolver, Board, float | None, int | None], SolveResult]
 
 
 @dataclass(frozen=True)
@@ -53,12 +59,13 @@ class Case:
 
 
 def _vcf(max_attacks: int | None = None) -> Solve:
-    return lambda solver, board, deadline: solver.vcf(board, max_attacks, deadline)
+    return lambda solver, board, deadline, nodes: solver.vcf(board, max_attacks, deadline,
+                                                             nodes)
 
 
 def _vct(max_attacks: int | None, threat_depth: int) -> Solve:
-    return lambda solver, board, deadline: solver.vct(board, max_attacks, threat_depth,
-                                                      deadline)
+    return lambda solver, board, deadline, nodes: solver.vct(board, max_attacks, threat_depth,
+                                                             deadline, nodes)
 
 
 def load(name: str, every: int) -> list[Case]:
@@ -75,14 +82,24 @@ def load(name: str, every: int) -> list[Case]:
     if name == "renju-vct3":
         return [Case(name, board, _vct(None, 0), True)
                 for name, board in lfz_puzzles(67, Rule.RENJU, every)]
+    if name == "freestyle-vct3":
+        return [Case(name, board, _vct(None, 0), True)
+                for name, board in lfz_puzzles(67, Rule.FREESTYLE, every)
+                if board.to_move is Color.BLACK]
     raise ValueError(f"unknown set {name!r}")
 
 
-def measure(cases: list[Case], budget: float) -> list[object]:
-    correct = unknown = wrong = 0
+def measure(cases: list[Case], budget: float | None, nodes: int | None) -> list[object]:
+    """Solve every case within ``budget`` seconds or ``nodes`` nodes; the table row."""
+    correct = unknown = wrong = searched = 0
     times = []
+    cpu = 0.0
     for case in cases:
-        result = case.solve(ThreatSolver(), case.board, time.monotonic() + budget)
+        started = time.process_time()
+        deadline = None if budget is None else time.monotonic() + budget
+        result = case.solve(ThreatSolver(), case.board, deadline, nodes)
+        cpu += time.process_time() - started
+        searched += result.nodes
         times.append(result.seconds)
         if result.status is Status.UNKNOWN:
             unknown += 1
@@ -93,17 +110,19 @@ def measure(cases: list[Case], budget: float) -> list[object]:
             correct += 1
         else:
             wrong += 1
-            print(f"wrong at {budget:g}s: {case.name}: {result.status.value}, line "
+            print(f"wrong: {case.name}: {result.status.value}, line "
                   f"{list(result.line)}", flush=True)
     positives = sum(case.expected for case in cases)
     return [len(cases), positives, correct, f"{100 * correct / len(cases):.1f}%", unknown,
             wrong, f"{1000 * statistics.median(times):.1f}",
-            f"{1000 * statistics.quantiles(times, n=10)[-1]:.0f}"]
+            f"{1000 * statistics.quantiles(times, n=10)[-1]:.0f}", f"{searched / cpu:,.0f}"]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--budgets", type=float, nargs="+", default=[0.1, 1.0])
+    parser.add_argument("--nodes", type=int, default=None,
+                        help="a node budget per case instead of the time budgets")
     parser.add_argument("--every", type=int, default=1, help="take every n-th lfz084 puzzle")
     parser.add_argument("--sets", nargs="+",
                         default=["quintet", "freestyle-vcf", "renju-vcf", "renju-vct3"])
@@ -111,12 +130,15 @@ def main() -> None:
     rows = []
     for name in args.sets:
         cases = load(name, args.every)
-        for budget in args.budgets:
-            rows.append([name, f"{budget:g}s", *measure(cases, budget)])
+        limits = [(None, args.nodes)] if args.nodes else [(b, None) for b in args.budgets]
+        for budget, nodes in limits:
+            label = f"{nodes} nodes" if nodes else f"{budget:g}s"
+            rows.append([name, label, *measure(cases, budget, nodes)])
             print(tabulate([rows[-1]], tablefmt="plain"), flush=True)
     print()
     print(tabulate(rows, headers=["set", "budget", "cases", "wins expected", "correct",
-                                  "rate", "unknown", "wrong", "median ms", "p90 ms"]))
+                                  "rate", "unknown", "wrong", "median ms", "p90 ms",
+                                  "nodes/CPU s"]))
 
 
 if __name__ == "__main__":

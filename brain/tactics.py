@@ -134,15 +134,22 @@ def three_defences(board: Board, attacker: Color, points: list[int]) -> list[int
             if board.patterns[attacker, d * size + point] >= _LINE_BLOCK4:
                 candidates.update(line_cells(board, point, d))
     to_move = board.to_move
+    # A defender stone only blocks: the attacker's open-four points after it are among
+    # those before, and their threats can be read without playing. Not so for renju
+    # black, whose fouls may turn legal when a stone breaks one of their lines.
+    renju_black = attacker is Color.BLACK and board.rule.has_forbidden_moves
     defences: list[int] = []
     for cell in sorted(candidates):
         if not is_legal(board, defender, cell):
             continue
-        board.place(cell, defender)
-        still = bool(np.any((board.threats[attacker] == FLEX4) & empty_mask(board)))
-        if still and attacker is Color.BLACK and board.rule.has_forbidden_moves:
+        if renju_black:
+            board.place(cell, defender)
             still = bool(open_four_points(board, attacker))
-        board.undo()
+            board.undo()
+        else:
+            rest = np.array([p for p in points if p != cell], dtype=np.intp)
+            still = len(rest) > 0 and bool(
+                (board.threats_after(attacker, rest, cell, defender) == FLEX4).any())
         if not still:
             defences.append(cell)
     board.to_move = to_move

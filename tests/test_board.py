@@ -150,6 +150,25 @@ def test_make_unmake_restores_everything() -> None:
             assert board.to_move is Color.BLACK
 
 
+@pytest.mark.parametrize("rule", list(Rule))
+def test_threats_after_a_stone_match_placing_it(rule: Rule) -> None:
+    for width, height, seed in ((15, 15, 11), (20, 20, 12), (9, 17, 13)):
+        board = random_position(rule, width, height, width * height // 4, seed)
+        rng = random.Random(seed)
+        empty = board.empty_cells()
+        for stone in rng.sample(empty.tolist(), 12):
+            others = empty[empty != stone]
+            for stone_color in Color:
+                before = board.threats.copy()
+                after = {color: board.threats_after(color, others, stone, stone_color)
+                         for color in Color}
+                assert np.array_equal(board.threats, before)  # nothing was placed
+                board.place(stone, stone_color)
+                for color in Color:
+                    assert np.array_equal(after[color], board.threats[color][others])
+                board.undo()
+
+
 def test_threats_are_symmetric() -> None:
     board = random_position(Rule.FREESTYLE, 15, 15, 60, 3)
     for transform in transforms(15, 15):

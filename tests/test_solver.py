@@ -8,7 +8,10 @@ find no win either) and the positives are left to ``bench/bench_solver.py``.
 
 from __future__ import annotations
 
+import itertools
+import lzma
 import time
+from pathlib import Path
 
 import pytest
 from puzzle_data import (
@@ -24,6 +27,7 @@ from brain.board import Board, Color
 from brain.rules import Rule
 from brain.solver import NoWinError, Status, ThreatSolver, solve_vcf, solve_vct
 from brain.tactics import five_cells, four_cells, is_legal, open_four_points, three_defences
+from brain.train.data import PASS, parse_renju_line
 
 MATES = {mate.id.removeprefix("quintet-mate-"): mate for mate in quintet_mates()}
 #: Positives that need threats deeper than a three (threat limit 2-3): benchmark only.
@@ -58,6 +62,48 @@ def assert_winning_line(board: Board, line: tuple[int, ...], vcf: bool) -> None:
     points = open_four_points(replay, attacker)
     assert not vcf and not fives and points
     assert not three_defences(replay, attacker, points) and not four_cells(replay, defender)
+
+
+# -- defences against a three ---------------------------------------------------------------
+
+
+def _defences_by_definition(board: Board, attacker: Color, points: list[int]) -> list[int]:
+    """Every empty cell the defender may play after which the attacker has no open-four
+    point left, found by playing each one."""
+    defender, to_move = attacker.opponent, board.to_move
+    out = []
+    for empty in map(int, board.empty_cells()):
+        if not is_legal(board, defender, empty):
+            continue
+        board.place(empty, defender)
+        if not open_four_points(board, attacker):
+            out.append(empty)
+        board.undo()
+    board.to_move = to_move
+    return out
+
+
+@pytest.mark.parametrize("rule", list(Rule))
+def test_three_defences_are_exactly_the_cells_that_stop_every_open_four(
+        rule: Rule, shared_data: Path) -> None:
+    # Real renju games replayed under each rule, at every position with a live three.
+    games = shared_data / "games" / "renju_hse_train2" / "train-2.renju.xz"
+    checked = 0
+    with lzma.open(games, "rt") as lines:
+        for line in itertools.islice(lines, 30):
+            board = Board(15, rule=rule)
+            for move in parse_renju_line(line).moves:
+                if move == PASS or not board.is_empty(move) or len(board.winning_cells(
+                        board.to_move.opponent)):
+                    break
+                board.play(move)
+                for attacker in Color:
+                    points = open_four_points(board, attacker)
+                    if points:
+                        assert (sorted(three_defences(board, attacker, points))
+                                == _defences_by_definition(board, attacker, points))
+                        checked += 1
+    assert checked > 40
 
 
 # -- rules ---------------------------------------------------------------------------------
