@@ -14,7 +14,7 @@ from puzzle_data import freestyle_vcf_puzzles, lfz_puzzles
 
 from brain.board import Board, Color
 from brain.evaluator import PatternEvaluator
-from brain.mcts import WIN, Mcts, MctsConfig
+from brain.mcts import WIN, Mcts, MctsConfig, _Refuter
 from brain.rules import Rule
 from brain.solver import Status, ThreatSolver
 from brain.tactics import four_cells, open_four_points
@@ -149,16 +149,20 @@ def test_facing_a_live_three_only_real_defences_are_searched(name: str, board: B
         board.undo()
 
 
-def test_a_move_that_loses_to_a_threat_sequence_is_dropped() -> None:
-    # From an arena game against alphabeta level 4 at 1 s/move: the search without the
-    # root check played 8,9 here, after which black wins by a VCT of about 6,000 nodes;
-    # 8,12 and 9,13 leave black no VCT at all (the solver proves it).
+def _before_a_threat_sequence_blunder() -> tuple[Board, int]:
+    """From an arena game against alphabeta level 4 at 1 s/move: the search without the
+    root check played 8,9 here, after which black wins by a VCT of about 6,000 nodes;
+    8,12 and 9,13 leave black no VCT at all (the solver proves it)."""
     moves = [(7, 7), (5, 9), (6, 9), (6, 10), (7, 8), (5, 10), (7, 5), (7, 6), (5, 11),
              (8, 7), (7, 10), (7, 11), (4, 8), (5, 8), (8, 6), (10, 4), (6, 7)]
     board = Board(15)
     for x, y in moves:
         board.play(board.index(x, y))
-    losing = board.index(8, 9)
+    return board, board.index(8, 9)
+
+
+def test_a_move_that_loses_to_a_threat_sequence_is_dropped() -> None:
+    board, losing = _before_a_threat_sequence_blunder()
     board.play(losing)
     assert ThreatSolver().vct(board, max_attacks=12).status is Status.WIN
     board.undo()
@@ -169,6 +173,27 @@ def test_a_move_that_loses_to_a_threat_sequence_is_dropped() -> None:
     assert root is not None
     refuted = root.children[root.child_index(losing)]
     assert refuted is not None and refuted.proven == WIN  # won for black, who moves there
+
+
+def test_a_check_that_ran_out_of_time_is_retried_before_stopping() -> None:
+    board, losing = _before_a_threat_sequence_blunder()
+    mcts = Mcts(PatternEvaluator())
+    root = mcts._expand(board, None)
+    leader = root.child_index(losing)
+    assert leader >= 0
+    board.play(losing)
+    root.children[leader] = mcts._expand(board, None)
+    board.undo()
+    root.visits[leader] = 10.0
+    # Regular checks share a tiny budget: the first one cannot finish.
+    refuter = _Refuter(mcts, board, root, seconds=1e-6)
+    far = time.monotonic() + 60
+    assert not refuter.check(32, far)
+    assert leader in refuter.undecided and leader not in refuter.cleared
+    assert not refuter.check(64, far)  # checked once already: not tried again
+    # Before the search stops early on it, the leader gets every second left.
+    assert refuter.check(96, far, final=True)
+    assert root.children[leader].proven == WIN and leader not in refuter.undecided
 
 
 @pytest.mark.parametrize(("name", "board"), lfz_puzzles(207, Rule.RENJU, every=4),
