@@ -572,6 +572,9 @@ class _Refuter:
         if config.refute_share <= 0 or (self.seconds_left <= 0 and not fixed and not final):
             return False
         root = self.root
+        playable = sum(child is None or child.proven != WIN for child in root.children)
+        if playable < 2:
+            return False  # no other move to turn to: a check would only spend time
         for index in np.argsort(-root.visits, kind="stable").tolist():
             child = root.children[index]
             if child is None or child.proven != UNKNOWN:

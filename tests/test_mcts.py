@@ -14,7 +14,7 @@ from puzzle_data import freestyle_vcf_puzzles, lfz_puzzles
 
 from brain.board import Board, Color
 from brain.evaluator import PatternEvaluator
-from brain.mcts import WIN, Mcts, MctsConfig, _Refuter
+from brain.mcts import WIN, Mcts, MctsConfig, Node, _Refuter
 from brain.rules import Rule
 from brain.solver import Status, ThreatSolver
 from brain.tactics import four_cells, open_four_points
@@ -194,6 +194,22 @@ def test_a_check_that_ran_out_of_time_is_retried_before_stopping() -> None:
     # Before the search stops early on it, the leader gets every second left.
     assert refuter.check(96, far, final=True)
     assert root.children[leader].proven == WIN and leader not in refuter.undecided
+
+
+def test_no_check_when_no_other_move_is_left() -> None:
+    board, losing = _before_a_threat_sequence_blunder()
+    mcts = Mcts(PatternEvaluator())
+    root = mcts._expand(board, None)
+    leader = root.child_index(losing)
+    lost = Node(np.empty(0, dtype=np.int64), np.empty(0), proven=WIN)
+    root.children = [lost] * len(root.moves)
+    board.play(losing)
+    root.children[leader] = mcts._expand(board, None)
+    board.undo()
+    root.visits[leader] = 10.0
+    refuter = _Refuter(mcts, board, root, seconds=60)
+    assert not refuter.check(32, time.monotonic() + 60, final=True)
+    assert not refuter.checked  # the only move left is played unchecked, at once
 
 
 @pytest.mark.parametrize(("name", "board"), lfz_puzzles(207, Rule.RENJU, every=4),
