@@ -31,14 +31,13 @@ from arena.rundir import RunDir, RunDirError
 from arena.schedule import pairings
 from arena.stats import Sprt
 from arena.tournament import RunOptions, Tournament, TournamentConfig, TournamentError
+from brain.resources import shared_data_dir
 from brain.rules import Rule, UnsupportedRuleError
 
 __all__ = ["main"]
 
-ROOT = Path(__file__).resolve().parents[1]
 #: Balanced openings of the default run (12 Gomocup 2026 Freestyle-15 openings).
-GOMOCUP_FREESTYLE15 = (ROOT.parent / "shared" / "data" / "openings" / "gomocup"
-                       / "gomocup2026_freestyle15.txt")
+GOMOCUP_FREESTYLE15 = shared_data_dir() / "openings" / "gomocup" / "gomocup2026_freestyle15.txt"
 #: Pairs the default run plays in all (spread over its pairings, at least 2 each): about
 #: 24 games, 1-2 minutes on two cores with a 1 s/move brain.
 DEFAULT_RUN_PAIRS = 12

@@ -14,18 +14,17 @@ import argparse
 import statistics
 import threading
 import time
-from pathlib import Path
 
 from tabulate import tabulate
 
 from arena.openings import parse_opening_line
 from brain.alphabeta import MAX_LEVEL, AlphaBetaEngine, Level
 from brain.board import Board
+from brain.resources import shared_data_dir
 from brain.rules import Rule
 from brain.solver import ThreatSolver
 
-POSITIONS = (Path(__file__).resolve().parents[2] / "shared" / "data" / "benchmarks"
-             / "rapfi_bench_positions.tsv")
+POSITIONS = shared_data_dir() / "benchmarks" / "rapfi_bench_positions.tsv"
 RULES = {"freestyle": Rule.FREESTYLE, "standard": Rule.STANDARD, "renju": Rule.RENJU}
 
 

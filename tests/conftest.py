@@ -6,12 +6,16 @@ from pathlib import Path
 
 import pytest
 
-SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+from brain.resources import shared_data_dir
+
+SHARED_DATA = shared_data_dir()
 
 
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
-    """The read-only ../shared/data folder next to the checkout (see its README)."""
+    """The team's read-only data folder (:func:`brain.resources.shared_data_dir`; see its
+    README)."""
     if not SHARED_DATA.is_dir():
-        raise RuntimeError(f"shared data not found at {SHARED_DATA}: check out next to shared/")
+        raise RuntimeError(f"shared data not found at {SHARED_DATA}: check out next to "
+                           "shared/, or set PBRAIN_SHARED_DATA")
     return SHARED_DATA

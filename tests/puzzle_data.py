@@ -14,9 +14,10 @@ from pathlib import Path
 
 from brain.board import Board, Color
 from brain.notation import parse_point
+from brain.resources import shared_data_dir
 from brain.rules import Rule
 
-TACTICS = Path(__file__).resolve().parents[2] / "shared" / "data" / "tactics"
+TACTICS = shared_data_dir() / "tactics"
 QUINTET_MATES = TACTICS / "quintet_mate_tests.jsonl"
 LFZ_PUZZLES = TACTICS / "lfz084_renju_puzzles.jsonl"
 LFZ_FREESTYLE_LABELS = TACTICS / "lfz084_vcf_freestyle_labels.jsonl"

@@ -6,7 +6,6 @@ from __future__ import annotations
 import lzma
 import threading
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,13 +14,13 @@ from puzzle_data import freestyle_vcf_puzzles, lfz_puzzles
 from brain.board import Board, Color
 from brain.evaluator import PatternEvaluator
 from brain.mcts import WIN, Mcts, MctsConfig, Node, _Refuter
+from brain.resources import shared_data_dir
 from brain.rules import Rule
 from brain.solver import Status, ThreatSolver
 from brain.tactics import four_cells, open_four_points
 from brain.train.data import advance, parse_renju_line
 
-RENJU_GAMES = (Path(__file__).resolve().parents[2] / "shared" / "data" / "games"
-               / "renju_hse_train2" / "train-2.renju.xz")
+RENJU_GAMES = shared_data_dir() / "games" / "renju_hse_train2" / "train-2.renju.xz"
 
 
 def search(board: Board, playouts: int = 200, seconds: float | None = None) -> tuple[int, Mcts]:

@@ -46,13 +46,14 @@ from brain.board import Board, Color
 from brain.features import PLANE_COUNT, encode
 from brain.forbidden import forbidden_kind
 from brain.notation import NotationError, parse_point
+from brain.resources import shared_data_dir
 from brain.rules import Rule
 
 #: A move that places no stone (the renju file writes ``--``).
 PASS = -1
 
-#: The shared data folder when the repository is checked out next to ``shared/``.
-DEFAULT_DATA_DIR = Path(__file__).resolve().parents[3] / "shared" / "data"
+#: The team's shared data folder (:func:`brain.resources.shared_data_dir`).
+DEFAULT_DATA_DIR = shared_data_dir()
 
 
 class RecordError(ValueError):
