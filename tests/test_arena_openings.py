@@ -21,9 +21,9 @@ from arena.openings import (
     random_openings,
     transform_point,
 )
+from brain.resources import shared_data_dir
 
-DATA = Path("/work/shared/data/openings")
-needs_data = pytest.mark.skipif(not DATA.is_dir(), reason="shared opening data not available")
+DATA = shared_data_dir() / "openings"
 
 
 def _stone_counts(openings: list[Opening]) -> Counter[int]:
@@ -41,7 +41,6 @@ def _max_offset(openings: list[Opening]) -> int:
 # ---------------------------------------------------------------------------------------
 
 
-@needs_data
 @pytest.mark.parametrize(
     ("name", "counts"),
     [
@@ -63,7 +62,6 @@ def test_gomocup_freestyle15_files(name: str, counts: dict[int, int]) -> None:
     assert all(o.width == o.height == 15 for o in openings)
 
 
-@needs_data
 def test_gomocupjudge_openings_20() -> None:
     path = DATA / "gomocup" / "gomocupjudge_openings_20.txt"
     openings = load_openings(path, 20)
@@ -79,14 +77,12 @@ def test_gomocupjudge_openings_20() -> None:
     assert str(path) in str(info.value)
 
 
-@needs_data
 def test_gomoconline_openings() -> None:
     openings = load_openings(DATA / "gomocup" / "gomoconline_openings.txt", 20)
     assert [len(o) for o in openings] == [5, 4, 5]
     assert openings[0].moves[0] == (10 - 2, 10 - 9)
 
 
-@needs_data
 def test_piskvork_openings() -> None:
     path = DATA / "piskvork" / "openings.txt"
     openings = load_openings(path, 20)
@@ -101,7 +97,6 @@ def test_piskvork_openings() -> None:
     assert info.value.line.startswith("-8,-6")
 
 
-@needs_data
 def test_c_gomoku_cli_examples() -> None:
     offsets = load_openings(DATA / "c_gomoku_cli" / "offset_freestyle_20x20.txt", 20)
     assert [len(o) for o in offsets] == [6, 6, 5, 20]  # 4 lines, the last without newline
@@ -116,7 +111,6 @@ def test_c_gomoku_cli_examples() -> None:
     assert pos[1].moves[0] == (10, 9)  # k10
 
 
-@needs_data
 def test_renju26_canonical() -> None:
     path = DATA / "renju" / "renju26_canonical.tsv"
     assert detect_format(path.read_text()) is OpeningFormat.ALGEBRAIC
@@ -136,7 +130,6 @@ def test_renju26_canonical() -> None:
     assert len(dedupe_openings(openings)) == 26
 
 
-@needs_data
 def test_katagomo_renju5_982() -> None:
     path = DATA / "renju" / "katagomo_renju5_982.txt"
     assert detect_format(path.read_text()) is OpeningFormat.GTP
@@ -149,7 +142,6 @@ def test_katagomo_renju5_982() -> None:
     assert len(dedupe_openings(openings)) == 982
 
 
-@needs_data
 def test_every_real_file_loads_and_round_trips_symmetries() -> None:
     files = sorted(p for p in DATA.rglob("*") if p.suffix in (".txt", ".tsv"))
     files = [p for p in files if not p.name.startswith("LICENSE")]

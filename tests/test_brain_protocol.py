@@ -19,10 +19,11 @@ import re
 import statistics
 import time
 from collections.abc import Callable, Iterable, Iterator
-from pathlib import Path
 
 import pytest
 from brainproc import ABOUT_RE, MOVE_RE, MOVES_RE, BrainProcess, Referee
+
+from brain.resources import shared_data_dir
 
 #: Spawn to ``OK`` for START: the protocol's expectation for a quick start.
 START_LIMIT_S = 0.5
@@ -358,7 +359,7 @@ def test_unsupported_rules_report_error_at_next_move_request(spawn: Spawn) -> No
 
 
 def _quintet_black(case_id: str, kind: str) -> list[Point]:
-    path = Path(__file__).resolve().parents[2] / "shared/data/tactics/quintet_forbidden.jsonl"
+    path = shared_data_dir() / "tactics" / "quintet_forbidden.jsonl"
     for line in path.read_text().splitlines():
         case = json.loads(line)
         if case["id"] == case_id:

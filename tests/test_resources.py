@@ -13,8 +13,6 @@ import pytest
 from brain import resources
 from brain.resources import SHARED_DATA_ENV, shared_data_dir
 
-CHECKOUT = Path(resources.__file__).resolve().parent.parent
-
 
 def test_the_environment_variable_names_the_folder(monkeypatch: pytest.MonkeyPatch,
                                                    tmp_path: Path) -> None:
@@ -29,12 +27,13 @@ def test_the_environment_variable_names_the_folder(monkeypatch: pytest.MonkeyPat
 
 def test_a_local_clone_in_a_temporary_folder_finds_the_data_of_its_origin(
         tmp_path: Path, shared_data: Path) -> None:
-    # A repository whose origin is this checkout, holding this module, and no shared/
-    # beside it.
+    # A repository holding this module, no shared/ beside it, cloned from a checkout
+    # that has the shared data beside it.
     clone = tmp_path / "clone"
     (clone / "brain").mkdir(parents=True)
     (clone / "brain" / "resources.py").write_text(Path(resources.__file__).read_text())
-    for command in (["init", "-q"], ["remote", "add", "origin", str(CHECKOUT)]):
+    origin = shared_data.resolve().parents[1] / "main"
+    for command in (["init", "-q"], ["remote", "add", "origin", str(origin)]):
         subprocess.run(["git", "-C", str(clone), *command], check=True, timeout=60)
     assert not (tmp_path / "shared").exists()
     env = {k: v for k, v in os.environ.items() if k != SHARED_DATA_ENV}
