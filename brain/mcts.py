@@ -364,6 +364,11 @@ class Mcts:
         depths: list[int] = []
         playouts = 0
         refuter = _Refuter(self, board, root, config.refute_share * max(0.0, deadline - started))
+        # The playout rate that values the time left counts only the playouts' own time:
+        # with the root's threat searches (up to half the move) or the checks in it, a
+        # reused tree's leader looked unbeatable after one batch and the search stopped
+        # at a few playouts (a third of the moves of fast games).
+        since = time.monotonic()
         while root.proven == UNKNOWN and len(root.moves) > 0:
             if config.playouts is not None and playouts >= config.playouts:
                 break
@@ -376,7 +381,8 @@ class Mcts:
             self._evaluate_batch(batch)
             if playouts >= refuter.next_check:
                 refuter.check(playouts, deadline)
-            if (config.playouts is None and self._decided(root, deadline, started, playouts)
+            if (config.playouts is None and self._decided(
+                    root, deadline, time.monotonic() - since - refuter.spent, playouts)
                     and not refuter.check(playouts, deadline, final=True)):
                 break
         self.info.playouts = playouts
@@ -477,12 +483,12 @@ class Mcts:
         if all_won_for_them:
             node.proven = LOSS
 
-    def _decided(self, root: Node, deadline: float, started: float, playouts: int) -> bool:
-        """Whether the most visited move can no longer be overtaken before the deadline."""
+    def _decided(self, root: Node, deadline: float, seconds: float, playouts: int) -> bool:
+        """Whether the most visited move can no longer be overtaken before the deadline,
+        at the rate of ``playouts`` in ``seconds``."""
         if len(root.moves) < 2:
             return True
-        elapsed = time.monotonic() - started
-        rate = playouts / max(elapsed, 1e-3)
+        rate = playouts / max(seconds, 1e-3)
         remaining = rate * max(0.0, deadline - time.monotonic())
         top = np.sort(root.visits)[-2:]
         return bool(top[1] - top[0] > remaining)
@@ -555,6 +561,8 @@ class _Refuter:
     def __init__(self, search: Mcts, board: Board, root: Node, seconds: float) -> None:
         self.search, self.board, self.root = search, board, root
         self.seconds_left = seconds
+        #: Seconds the checks took so far.
+        self.spent = 0.0
         self.checked: set[int] = set()
         #: Root indices whose check ran out of time (neither lost nor cleared).
         self.undecided: set[int] = set()
@@ -595,7 +603,9 @@ class _Refuter:
                                         deadline=until,
                                         max_nodes=config.refute_nodes if fixed else None)
         self.board.undo()
-        self.seconds_left -= time.monotonic() - started
+        took = time.monotonic() - started
+        self.seconds_left -= took
+        self.spent += took
         if result.status is Status.NO_WIN:
             self.cleared.add(index)
         elif result.status is Status.UNKNOWN:

@@ -195,6 +195,24 @@ def test_a_check_that_ran_out_of_time_is_retried_before_stopping() -> None:
     assert root.children[leader].proven == WIN and leader not in refuter.undecided
 
 
+def test_time_spent_before_the_playouts_does_not_stop_them() -> None:
+    # Ten moves of an arena game (fast game, Gomocup 2024 opening); a short first search
+    # leaves a reused tree whose leader is well ahead.
+    board = Board(15)
+    for x, y in ((7, 7), (8, 6), (9, 9), (7, 8), (5, 6), (8, 8), (8, 7), (10, 8), (9, 8),
+                 (9, 7)):
+        board.play(board.index(x, y))
+    mcts = Mcts(PatternEvaluator(), MctsConfig(refute_share=0))
+    mcts.search(board, time.monotonic() + 0.25, threading.Event())
+    root = mcts._root
+    assert root is not None and root.total > 0
+    # The root's threat searches took 5 s of this move and 1 s is left: the time left
+    # is worth what the playouts do in it, not 8 playouts per 5 s.
+    now = time.monotonic()
+    mcts._run_playouts(board, root, now + 1.0, threading.Event(), started=now - 5.0)
+    assert mcts.info.playouts >= 100
+
+
 def test_no_check_when_no_other_move_is_left() -> None:
     board, losing = _before_a_threat_sequence_blunder()
     mcts = Mcts(PatternEvaluator())
