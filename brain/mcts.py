@@ -560,8 +560,8 @@ class _Refuter:
 
     def __init__(self, search: Mcts, board: Board, root: Node, seconds: float) -> None:
         self.search, self.board, self.root = search, board, root
-        self.seconds_left = seconds
-        #: Seconds the checks took so far.
+        #: The checks' share of the move, and the seconds they took so far.
+        self.share = seconds
         self.spent = 0.0
         self.checked: set[int] = set()
         #: Root indices whose check ran out of time (neither lost nor cleared).
@@ -569,6 +569,10 @@ class _Refuter:
         #: Root indices proved free of an opponent VCT.
         self.cleared: set[int] = set()
         self.next_check = search.config.refute_interval
+
+    @property
+    def seconds_left(self) -> float:
+        return self.share - self.spent
 
     def check(self, playouts: int, deadline: float, final: bool = False) -> bool:
         """Check the leading root move if not done yet (``final``: also if an earlier
@@ -603,9 +607,7 @@ class _Refuter:
                                         deadline=until,
                                         max_nodes=config.refute_nodes if fixed else None)
         self.board.undo()
-        took = time.monotonic() - started
-        self.seconds_left -= took
-        self.spent += took
+        self.spent += time.monotonic() - started
         if result.status is Status.NO_WIN:
             self.cleared.add(index)
         elif result.status is Status.UNKNOWN:
