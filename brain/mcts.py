@@ -365,7 +365,7 @@ class Mcts:
         playouts = 0
         refuter = _Refuter(self, board, root, config.refute_share * max(0.0, deadline - started))
         # The playout rate that values the time left counts only the playouts' own time:
-        # with the root's threat searches (up to half the move) or the checks in it, a
+        # with the root's threat searches (up to 40 % of the move) or the checks in it, a
         # reused tree's leader looked unbeatable after one batch and the search stopped
         # at a few playouts (a third of the moves of fast games).
         since = time.monotonic()
