@@ -8,7 +8,15 @@ _PROCESS_STARTED = time.monotonic()
 
 import argparse  # noqa: E402  (the clock above must start before anything else loads)
 import logging  # noqa: E402
+import os  # noqa: E402
 import sys  # noqa: E402
+
+# One BLAS thread, set before numpy loads. The network's matrices are small, and while
+# another process holds the second core OpenBLAS's spinning worker threads cut the
+# network search from 469 to 148 playouts/s (bench/bench_mcts.py, docs/network.md).
+# A value the user set is kept.
+for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_variable, "1")
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:

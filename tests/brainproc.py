@@ -56,7 +56,16 @@ class BrainDied(AssertionError):
 class BrainProcess:
     """One brain process on pipes. Use as a context manager, or call :meth:`kill`."""
 
-    def __init__(self, *, crlf: bool = True, env: dict[str, str] | None = None) -> None:
+    def __init__(self, *, crlf: bool = True, env: dict[str, str | None] | None = None
+                 ) -> None:
+        """``env`` adds to (or, with a ``None`` value, removes from) this process's
+        environment for the brain."""
+        environment = dict(os.environ)
+        for name, value in (env or {}).items():
+            if value is None:
+                environment.pop(name, None)
+            else:
+                environment[name] = value
         self.newline = b"\r\n" if crlf else b"\n"
         self.violations: list[str] = []
         self.transcript: list[Line] = []
@@ -72,7 +81,7 @@ class BrainProcess:
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            env={**os.environ, **(env or {})},
+            env=environment,
             start_new_session=True,  # its own process group: kill the whole tree at the end
         )
         self._threads = [
@@ -223,6 +232,13 @@ class BrainProcess:
         match = re.search(r"^VmHWM:\s+(\d+) kB", status, re.MULTILINE)
         assert match is not None, "VmHWM missing from /proc status"
         return int(match.group(1)) / 1024.0
+
+    def thread_count(self) -> int:
+        """Threads of the running brain process (``Threads:`` in /proc status)."""
+        status = Path(f"/proc/{self.proc.pid}/status").read_text()
+        match = re.search(r"^Threads:\s+(\d+)", status, re.MULTILINE)
+        assert match is not None, "Threads missing from /proc status"
+        return int(match.group(1))
 
     def kill(self) -> None:
         """Kill the process group (the brain and anything it started); safe to repeat."""

@@ -15,6 +15,7 @@ where the position forces them (an immediate five, a single block).
 from __future__ import annotations
 
 import json
+import os
 import re
 import statistics
 import time
@@ -749,3 +750,25 @@ def test_peak_memory_in_a_15x15_game(spawn: Spawn) -> None:
     print(f"\npeak memory (VmHWM) after a {moves}-move 15x15 game: {peak:.1f} MB")
     assert peak < 200, peak  # Gomocup's limit is 350 MB; stay well under it
     assert brain.end() < END_LIMIT_S
+
+
+def test_numpy_runs_one_blas_thread_unless_told_otherwise(spawn: Spawn) -> None:
+    # OpenBLAS's worker threads spin; with another process on the second core they cut
+    # the network search to a third of its speed, so the brain asks for one thread.
+    blas_variables = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+    def threads_after_a_move(env: dict[str, str | None]) -> int:
+        brain = spawn(env=env)
+        start(brain, "START 15", "INFO timeout_turn 300")
+        brain.send(*board((7, 7, 2)))
+        brain.read_move(WAIT_S)
+        count = brain.thread_count()
+        assert brain.end() < END_LIMIT_S
+        return count
+
+    unset: dict[str, str | None] = dict.fromkeys(blas_variables)
+    default = threads_after_a_move(unset)
+    assert default == threads_after_a_move({**unset, "OPENBLAS_NUM_THREADS": "1"})
+    if (os.cpu_count() or 1) >= 2:
+        # A value the user sets is kept, and the count above would have shown it.
+        assert threads_after_a_move({**unset, "OPENBLAS_NUM_THREADS": "2"}) == default + 1
