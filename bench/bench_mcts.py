@@ -1,5 +1,7 @@
 """Tree-search speed: playouts per second on Rapfi's ten benchmark positions, with the
-pattern-model evaluator and with a network (the shipped weights, or ``--weights``).
+pattern model alone and, given a network (the shipped weights, or ``--weights``), with
+the network's priors on revisited nodes (pbrain-zero's default) and with the network
+valuing every leaf.
 
 Run: ``.venv/bin/python bench/bench_mcts.py [--seconds 2] [--weights FILE]``.
 """
@@ -20,11 +22,12 @@ from brain.mcts import Mcts, MctsConfig
 from brain.network import PolicyValueNet, default_weights_path
 
 
-def rate(evaluator: Evaluator, seconds: float) -> list[list[object]]:
+def rate(evaluator: Evaluator, prior_net: Evaluator | None,
+         seconds: float) -> list[list[object]]:
     """One row per position: label, playouts, playouts/s, tree nodes, mean/max depth."""
     rows: list[list[object]] = []
     for label, board in positions():
-        mcts = Mcts(evaluator, MctsConfig(root_solver_share=0.0))
+        mcts = Mcts(evaluator, MctsConfig(root_solver_share=0.0), prior_net=prior_net)
         mcts.search(board, time.monotonic() + seconds, threading.Event())
         info = mcts.info
         rows.append([label[:34], info.playouts, round(info.playouts / info.seconds),
@@ -38,13 +41,17 @@ def main() -> None:
     parser.add_argument("--weights", type=Path, default=None,
                         help="network weights (default: the shipped file, if any)")
     args = parser.parse_args()
-    evaluators: dict[str, Evaluator] = {"pattern model": PatternEvaluator()}
+    patterns = PatternEvaluator()
+    guides: dict[str, tuple[Evaluator, Evaluator | None]] = {
+        "the pattern model": (patterns, None)}
     weights = args.weights or default_weights_path()
     if weights.is_file():
-        evaluators["network"] = PolicyValueNet.load(weights)
-    for name, evaluator in evaluators.items():
-        rows = rate(evaluator, args.seconds)
-        print(f"\n{name} evaluator, {args.seconds:g} s per position")
+        net = PolicyValueNet.load(weights)
+        guides["the pattern model, the network's priors on revisited nodes"] = (patterns, net)
+        guides["the network on every leaf"] = (net, None)
+    for name, (evaluator, prior_net) in guides.items():
+        rows = rate(evaluator, prior_net, args.seconds)
+        print(f"\n{name}, {args.seconds:g} s per position")
         print(tabulate(rows, headers=["position", "playouts", "playouts/s", "nodes",
                                       "depth mean/max"]))
         print(f"median playouts/s: {statistics.median(r[2] for r in rows):.0f}")

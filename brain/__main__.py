@@ -22,7 +22,7 @@ for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     from pathlib import Path
 
-    from brain.engine import DEFAULT_ENGINE, ENGINE_NAMES
+    from brain.engine import DEFAULT_ENGINE, ENGINE_NAMES, NETWORK_ROLES
 
     parser = argparse.ArgumentParser(
         prog="pbrain-zero",
@@ -35,8 +35,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--weights", type=Path, default=None,
                         help="network weights for mcts (default: the shipped file)")
     parser.add_argument("--no-network", action="store_true",
-                        help="mcts: guide the search with the pattern model instead of "
-                             "the network")
+                        help="mcts: guide the search with the pattern model alone")
+    parser.add_argument("--network-role", choices=NETWORK_ROLES, default="priors",
+                        help="mcts: 'priors' (the network re-ranks the moves of the "
+                             "nodes the search returns to; the pattern model values "
+                             "the leaves) or 'leaves' (the network values every leaf); "
+                             "default: %(default)s")
     parser.add_argument("--playouts", type=int, default=None,
                         help="mcts: a fixed number of playouts per move instead of the "
                              "clock (reproducible play; still never past the time limit)")
@@ -60,7 +64,8 @@ def main(argv: list[str] | None = None) -> int:
     from brain.session import Session
 
     engine = make_engine(args.engine, args.level, weights=args.weights,
-                         playouts=args.playouts, network=not args.no_network)
+                         playouts=args.playouts, network=not args.no_network,
+                         network_role=args.network_role)
     session = Session(engine, Output(sys.stdout), process_started=_PROCESS_STARTED)
     main_loop(session)
     return 0

@@ -54,10 +54,11 @@ class MctsEngine:
 
     name = "pbrain-zero"
 
-    def __init__(self, evaluator: Evaluator, playouts: int | None = None) -> None:
+    def __init__(self, evaluator: Evaluator, playouts: int | None = None,
+                 prior_net: Evaluator | None = None) -> None:
         from brain.mcts import Mcts, MctsConfig
 
-        self.search = Mcts(evaluator, MctsConfig(playouts=playouts))
+        self.search = Mcts(evaluator, MctsConfig(playouts=playouts), prior_net=prior_net)
 
     def choose_move(self, board: Board, deadline: float, stop: threading.Event) -> int:
         return self.search.search(board, deadline, stop)
@@ -76,41 +77,46 @@ class MctsEngine:
         self.search.reset()
 
 
-def network_evaluator(weights: Path | None = None) -> Evaluator:
-    """The policy/value network from ``weights`` (default: the shipped file).
+def load_network(weights: Path | None = None) -> Evaluator | None:
+    """The policy/value network from ``weights`` (default: the shipped file), or None.
 
-    Without a usable file the search still plays, guided by the pattern model, and the
-    reason is logged: a brain must never fail to start.
+    Without a usable file the search still plays, guided by the pattern model alone,
+    and the reason is logged: a brain must never fail to start.
     """
-    from brain.evaluator import PatternEvaluator
     from brain.network import PolicyValueNet, WeightsError, default_weights_path
 
     path = weights or default_weights_path()
     if not path.is_file():
         log.info("no network weights at %s: the search uses the pattern model", path)
-        return PatternEvaluator()
+        return None
     try:
         return PolicyValueNet.load(path)
     except (WeightsError, OSError, ValueError) as exc:
         log.error("cannot use the weights in %s (%s): the search uses the pattern model",
                   path, exc)
-        return PatternEvaluator()
+        return None
 
 
 ENGINE_NAMES = ("heuristic", "mcts", "alphabeta")
+#: What the network does in the tree search: re-rank the moves of the nodes the search
+#: returns to, the pattern model valuing every leaf ("priors"); or value every leaf
+#: and give its priors ("leaves").
+NETWORK_ROLES = ("priors", "leaves")
 #: The engine pbrain-zero plays with unless told otherwise.
 DEFAULT_ENGINE = "mcts"
 
 
 def make_engine(name: str, level: int | None = None, weights: Path | None = None,
-                playouts: int | None = None, network: bool = True) -> Engine:
-    """Build the engine called ``name``; raises ValueError for an unknown name.
+                playouts: int | None = None, network: bool = True,
+                network_role: str = "priors") -> Engine:
+    """Build the engine called ``name``; raises ValueError for an unknown name or role.
 
-    ``weights``, ``network`` (False: the pattern model guides the search) and
-    ``playouts`` (a fixed search budget, which makes play reproducible) apply to
-    ``mcts``; ``level`` to engines with strength levels. If the tree search has no usable
-    evaluator at all (the shipped pattern model is missing or damaged), the reason is
-    logged and the one-ply heuristic plays instead: a brain must never fail to start.
+    ``weights``, ``network`` (False: the pattern model alone guides the search),
+    ``network_role`` (one of :data:`NETWORK_ROLES`) and ``playouts`` (a fixed search
+    budget, which makes play reproducible) apply to ``mcts``; ``level`` to engines with
+    strength levels. If the tree search has no usable evaluator at all (the shipped
+    pattern model is missing or damaged, and no network), the reason is logged and the
+    one-ply heuristic plays instead: a brain must never fail to start.
     """
     if name == "heuristic":
         return HeuristicEngine()
@@ -118,13 +124,23 @@ def make_engine(name: str, level: int | None = None, weights: Path | None = None
         from brain.evaluator import PatternEvaluator
         from brain.patternmodel import PatternModelError
 
+        if network_role not in NETWORK_ROLES:
+            raise ValueError(f"unknown network role {network_role!r}: choose one of "
+                             f"{', '.join(NETWORK_ROLES)}")
+        net = load_network(weights) if network else None
+        if net is not None and network_role == "leaves":
+            return MctsEngine(net, playouts)
         try:
-            evaluator = network_evaluator(weights) if network else PatternEvaluator()
+            patterns = PatternEvaluator()
         except (PatternModelError, OSError) as exc:
+            if net is not None:
+                log.error("the pattern model cannot load (%s): the network values the "
+                          "leaves; reinstall the brain to restore weights/", exc)
+                return MctsEngine(net, playouts)
             log.error("the tree search cannot start (%s): playing with the one-ply "
                       "heuristic; reinstall the brain to restore weights/", exc)
             return HeuristicEngine()
-        return MctsEngine(evaluator, playouts)
+        return MctsEngine(patterns, playouts, prior_net=net)
     if name == "alphabeta":
         from brain.alphabeta import MAX_LEVEL, AlphaBetaEngine
 

@@ -85,14 +85,19 @@ class MctsConfig:
     dirichlet_alpha: float = 0.0
     noise_fraction: float = 0.25
     seed: int = 0
+    #: With a prior network (``Mcts(..., prior_net=...)``): the visits after which a
+    #: node's candidates and priors are taken from that network (the root's at once).
+    refine_visits: int = 16
 
 
 class Node:
     """A position in the tree: its candidate moves and per-edge statistics."""
 
-    __slots__ = ("children", "moves", "priors", "proven", "total", "value_sum", "visits")
+    __slots__ = ("children", "forced", "moves", "priors", "proven", "refined", "total",
+                 "value_sum", "visits")
 
-    def __init__(self, moves: np.ndarray, priors: np.ndarray, proven: int = UNKNOWN) -> None:
+    def __init__(self, moves: np.ndarray, priors: np.ndarray, proven: int = UNKNOWN,
+                 forced: bool = False) -> None:
         self.moves = moves
         self.priors = priors
         self.visits = np.zeros(len(moves))
@@ -100,6 +105,19 @@ class Node:
         self.children: list[Node | None] = [None] * len(moves)
         self.proven = proven
         self.total = 0
+        #: The moves are all a tactic allows (block a five, answer a live three) or
+        #: all the root's defence keeps: refinement may not add others.
+        self.forced = forced
+        #: Whether the prior network has set the priors.
+        self.refined = False
+
+    def widen(self, extra: np.ndarray) -> None:
+        """Append the candidate moves ``extra``, unvisited (indices of existing moves,
+        which pending playouts hold, do not change)."""
+        self.moves = np.concatenate([self.moves, extra])
+        self.visits = np.concatenate([self.visits, np.zeros(len(extra))])
+        self.value_sum = np.concatenate([self.value_sum, np.zeros(len(extra))])
+        self.children.extend([None] * len(extra))
 
     def restrict(self, keep: np.ndarray) -> None:
         """Drop the moves where ``keep`` is False, with their statistics."""
@@ -109,6 +127,7 @@ class Node:
         self.priors = priors / priors.sum()
         self.children = [c for c, k in zip(self.children, keep.tolist(), strict=True) if k]
         self.total = int(self.visits.sum())
+        self.forced = True
 
     def child_index(self, move: int) -> int:
         hits = np.flatnonzero(self.moves == move)
@@ -132,10 +151,18 @@ class SearchInfo:
 
 
 class Mcts:
-    """A tree search over one game; keeps its tree between moves of that game."""
+    """A tree search over one game; keeps its tree between moves of that game.
 
-    def __init__(self, evaluator: Evaluator, config: MctsConfig | None = None) -> None:
+    ``evaluator`` values every new leaf and gives its first priors. ``prior_net``, if
+    given, is a slower and better policy (the network): it re-ranks only the nodes the
+    search comes back to (``refine_visits``), where most of the playouts go, so that
+    the fast evaluator keeps the playout rate.
+    """
+
+    def __init__(self, evaluator: Evaluator, config: MctsConfig | None = None,
+                 prior_net: Evaluator | None = None) -> None:
         self.evaluator = evaluator
+        self.prior_net = prior_net
         self.config = config or MctsConfig()
         self.solver = ThreatSolver()
         self.info = SearchInfo()
@@ -226,6 +253,8 @@ class Mcts:
             node = self._expand(board, None)
         self._root = node
         self._root_history = list(history)
+        if self.prior_net is not None and not node.refined:
+            self._refine(board, node)
         if self.config.dirichlet_alpha > 0 and len(node.moves) > 1:
             noise = self._rng.dirichlet([self.config.dirichlet_alpha] * len(node.moves))
             f = self.config.noise_fraction
@@ -311,16 +340,21 @@ class Mcts:
         if proven != UNKNOWN:
             return Node(np.zeros(0, dtype=np.int64), np.zeros(0), proven=proven)
         if forced is not None and len(forced) == 1:
-            return Node(forced.astype(np.int64), np.ones(1))
+            return Node(forced.astype(np.int64), np.ones(1), forced=True)
         if policy is None:
             policy = self.evaluator.evaluate([board])[0][0]
         if forced is not None:
-            priors = policy[forced].astype(np.float64) + 1e-3
-            return self._with_leaf_vcf(board, Node(forced, priors / priors.sum()))
+            return self._with_leaf_vcf(board, Node(forced, _priors(policy, forced, 1e-3),
+                                                   forced=True))
+        moves = self._candidates(board, policy)
+        return self._with_leaf_vcf(board, Node(moves, _priors(policy, moves, 1e-6)))
+
+    def _candidates(self, board: Board, policy: np.ndarray) -> np.ndarray:
+        """The moves a node searches: the ``max_children`` best by ``policy`` and the
+        tactical cells (our fours, blocks of the opponent's fours), renju fouls out."""
         empty = board.empty_cells()
         k = min(self.config.max_children, len(empty))
         keep = empty[np.argsort(-policy[empty], kind="stable")[:k]]
-        # Always keep the tactical cells: our fours and blocks of the opponent's fours.
         me, them = board.to_move, board.to_move.opponent
         tactical = empty[(board.threats[me][empty] >= Threat.BLOCK4)
                          | (board.threats[them][empty] >= Threat.FLEX4)]
@@ -329,8 +363,20 @@ class Mcts:
             legal = np.array([not board.is_forbidden(int(m)) for m in moves], dtype=bool)
             if legal.any():
                 moves = moves[legal]
-        priors = policy[moves].astype(np.float64) + 1e-6
-        return self._with_leaf_vcf(board, Node(moves.astype(np.int64), priors / priors.sum()))
+        return moves.astype(np.int64)
+
+    def _refine(self, board: Board, node: Node) -> None:
+        """Take ``node``'s priors, and unless its moves are forced its best candidates
+        too, from the prior network; ``board`` is the node's position."""
+        node.refined = True
+        if self.prior_net is None or node.proven != UNKNOWN or len(node.moves) < 2:
+            return
+        policy = self.prior_net.evaluate([board])[0][0]
+        if not node.forced:
+            extra = np.setdiff1d(self._candidates(board, policy), node.moves)
+            if len(extra):
+                node.widen(extra)
+        node.priors = _priors(policy, node.moves, 1e-3 if node.forced else 1e-6)
 
     def _with_leaf_vcf(self, board: Board, node: Node) -> Node:
         """``node``, marked won when a small VCF search proves it."""
@@ -408,6 +454,9 @@ class Mcts:
                 if len(node.moves) == 0:
                     leaf_value = 0.0  # full board: a draw
                     break
+                if (self.prior_net is not None and not node.refined
+                        and node.total >= config.refine_visits):
+                    self._refine(board, node)
                 index = self._select(node, value)
                 board.play(int(node.moves[index]))
                 path.append((node, index))
@@ -617,3 +666,9 @@ class _Refuter:
         child.proven = WIN
         Mcts._update_proof(root)
         return True
+
+
+def _priors(policy: np.ndarray, moves: np.ndarray, floor: float) -> np.ndarray:
+    """``policy`` over ``moves`` plus ``floor`` (no move is ever ruled out), normalised."""
+    priors = policy[moves].astype(np.float64) + floor
+    return priors / priors.sum()

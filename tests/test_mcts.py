@@ -6,14 +6,16 @@ from __future__ import annotations
 import lzma
 import threading
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
 from puzzle_data import freestyle_vcf_puzzles, lfz_puzzles
 
 from brain.board import Board, Color
-from brain.evaluator import PatternEvaluator
-from brain.mcts import WIN, Mcts, MctsConfig, Node, _Refuter
+from brain.evaluator import Evaluator, PatternEvaluator
+from brain.mcts import UNKNOWN, WIN, Mcts, MctsConfig, Node, _priors, _Refuter
+from brain.network import PolicyValueNet
 from brain.resources import shared_data_dir
 from brain.rules import Rule
 from brain.solver import Status, ThreatSolver
@@ -21,10 +23,19 @@ from brain.tactics import four_cells, open_four_points
 from brain.train.data import advance, parse_renju_line
 
 RENJU_GAMES = shared_data_dir() / "games" / "renju_hse_train2" / "train-2.renju.xz"
+NETWORK = Path(__file__).resolve().parents[1] / "weights" / "candidates" / "sl-6x48.npz"
+#: The search's guides: the pattern model alone, and with the network's priors.
+GUIDES = ["patterns", "patterns+network"]
 
 
-def search(board: Board, playouts: int = 200, seconds: float | None = None) -> tuple[int, Mcts]:
-    mcts = Mcts(PatternEvaluator(), MctsConfig(playouts=None if seconds else playouts))
+def prior_net(guide: str) -> Evaluator | None:
+    return PolicyValueNet.load(NETWORK) if guide == "patterns+network" else None
+
+
+def search(board: Board, playouts: int = 200, seconds: float | None = None,
+           guide: str = "patterns") -> tuple[int, Mcts]:
+    mcts = Mcts(PatternEvaluator(), MctsConfig(playouts=None if seconds else playouts),
+                prior_net=prior_net(guide))
     deadline = time.monotonic() + (seconds or 30.0)
     return mcts.search(board, deadline, threading.Event()), mcts
 
@@ -49,17 +60,19 @@ def test_plays_the_five_and_blocks_the_opponents() -> None:
     assert board.xy(move) in {(2, 2), (7, 7)}
 
 
-def test_stops_an_open_three_that_would_win() -> None:
+@pytest.mark.parametrize("guide", GUIDES)
+def test_stops_an_open_three_that_would_win(guide: str) -> None:
     # White's open three on row 7; black has nothing: black must stop the open four.
     board = stones(Board(15), [(2, 12), (12, 1)], [(6, 7), (7, 7), (8, 7)], Color.BLACK)
-    move, _ = search(board, playouts=300)
+    move, _ = search(board, playouts=300, guide=guide)
     assert board.xy(move) in {(4, 7), (5, 7), (9, 7), (10, 7)}
 
 
 @pytest.mark.parametrize("puzzle", [p for p in freestyle_vcf_puzzles(every=97) if p.has_vcf][:8],
                          ids=lambda p: p.name)
-def test_finds_the_win_in_real_vcf_puzzles(puzzle) -> None:
-    move, mcts = search(puzzle.board.copy(), playouts=50)
+@pytest.mark.parametrize("guide", GUIDES)
+def test_finds_the_win_in_real_vcf_puzzles(puzzle, guide: str) -> None:
+    move, mcts = search(puzzle.board.copy(), playouts=50, guide=guide)
     assert move in puzzle.winning_first_moves
     assert mcts.info.proven == WIN
 
@@ -74,10 +87,11 @@ def test_black_never_plays_a_renju_foul() -> None:
     assert move != foul and not board.is_forbidden(move)
 
 
-def test_fixed_playouts_are_reproducible() -> None:
+@pytest.mark.parametrize("guide", GUIDES)
+def test_fixed_playouts_are_reproducible(guide: str) -> None:
     board = stones(Board(15), [(7, 7), (8, 8)], [(7, 8), (9, 9)], Color.BLACK)
-    first_move, first = search(board.copy(), playouts=120)
-    second_move, second = search(board.copy(), playouts=120)
+    first_move, first = search(board.copy(), playouts=120, guide=guide)
+    second_move, second = search(board.copy(), playouts=120, guide=guide)
     assert first_move == second_move
     assert first._root is not None and second._root is not None
     assert np.array_equal(first._root.visits, second._root.visits)
@@ -101,6 +115,45 @@ def test_keeps_the_deadline_and_reuses_the_tree() -> None:
     mcts.search(board, time.monotonic() + 0.2, threading.Event())
     if grandchild is not None:
         assert mcts._root is grandchild
+
+
+def test_the_network_ranks_the_moves_of_the_nodes_the_search_returns_to() -> None:
+    net = PolicyValueNet.load(NETWORK)
+    patterns = PatternEvaluator()
+    board = Board(15, rule=Rule.RENJU)
+    with lzma.open(RENJU_GAMES, "rt") as lines:
+        for move in parse_renju_line(next(lines)).moves[:12]:
+            advance(board, move)
+    config = MctsConfig(playouts=600, refine_visits=16)
+    mcts = Mcts(patterns, config, prior_net=net)
+    mcts.search(board, time.monotonic() + 60, threading.Event())
+    seen = {"refined": 0, "not refined": 0}
+
+    def check(node: Node) -> None:
+        if node.proven != UNKNOWN or len(node.moves) < 2:
+            return
+        floor = 1e-3 if node.forced else 1e-6
+        if node.refined:
+            policy = net.evaluate([board])[0][0]
+            if not node.forced:
+                assert set(mcts._candidates(board, policy).tolist()) <= set(node.moves.tolist())
+        else:
+            # A batch adds at most batch_size visits; any visit after refine_visits
+            # passes through the node, which refines it.
+            assert node.total < config.refine_visits + config.batch_size
+            policy = patterns.evaluate([board])[0][0]
+        np.testing.assert_allclose(node.priors, _priors(policy, node.moves, floor))
+        seen["refined" if node.refined else "not refined"] += 1
+        for move, child in zip(node.moves.tolist(), node.children, strict=True):
+            if child is not None:
+                board.play(move)
+                check(child)
+                board.undo()
+
+    root = mcts._root
+    assert root is not None and root.refined
+    check(root)
+    assert seen["refined"] >= 5 and seen["not refined"] >= 20, seen
 
 
 def test_stop_event_ends_the_search_early() -> None:

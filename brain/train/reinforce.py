@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from brain.engine import network_evaluator
+from brain.engine import load_network
 from brain.evaluator import Evaluator, PatternEvaluator
 from brain.network import Architecture
 from brain.train.checkpoint import load_checkpoint, model_from_checkpoint, save_checkpoint
@@ -109,12 +109,16 @@ class RlState:
 
 
 def best_evaluator(best: str) -> Evaluator:
-    return PatternEvaluator() if best == HEURISTIC else network_evaluator(Path(best))
+    """The leaf evaluator of self-play: the network values every leaf, so that its
+    games teach its own value head (the pattern model until a network is promoted)."""
+    net = None if best == HEURISTIC else load_network(Path(best))
+    return PatternEvaluator() if net is None else net
 
 
 def brain_command(best: str, playouts: int) -> str:
     """The arena brain command line for a player (``heuristic`` or a weights file)."""
-    weights = "--no-network" if best == HEURISTIC else f"--weights {best}"
+    weights = ("--no-network" if best == HEURISTIC
+               else f"--weights {best} --network-role leaves")
     budget = f" --playouts {playouts}" if playouts else ""
     return f"{sys.executable} -m brain {weights}{budget}"
 
