@@ -6,7 +6,6 @@ from __future__ import annotations
 import lzma
 import threading
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,7 +14,7 @@ from puzzle_data import freestyle_vcf_puzzles, lfz_puzzles
 from brain.board import Board, Color
 from brain.evaluator import Evaluator, PatternEvaluator
 from brain.mcts import UNKNOWN, WIN, Mcts, MctsConfig, Node, _priors, _Refuter
-from brain.network import PolicyValueNet
+from brain.network import PolicyValueNet, default_weights_path
 from brain.resources import shared_data_dir
 from brain.rules import Rule
 from brain.solver import Status, ThreatSolver
@@ -23,7 +22,7 @@ from brain.tactics import four_cells, open_four_points
 from brain.train.data import advance, parse_renju_line
 
 RENJU_GAMES = shared_data_dir() / "games" / "renju_hse_train2" / "train-2.renju.xz"
-NETWORK = Path(__file__).resolve().parents[1] / "weights" / "candidates" / "sl-6x48.npz"
+NETWORK = default_weights_path()
 #: The search's guides: the pattern model alone, and with the network's priors.
 GUIDES = ["patterns", "patterns+network"]
 
