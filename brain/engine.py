@@ -49,8 +49,8 @@ class HeuristicEngine:
 
 
 class MctsEngine:
-    """pbrain-zero's own engine: tree search guided by an evaluator (the policy/value
-    network when weights are shipped, else the pattern model)."""
+    """pbrain-zero's own engine: tree search with a leaf evaluator and, optionally, a
+    network that re-ranks the moves of revisited nodes (see :func:`make_engine`)."""
 
     name = "pbrain-zero"
 
