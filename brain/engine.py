@@ -66,6 +66,8 @@ class MctsEngine:
     def summary(self) -> str:
         info = self.search.info
         pv = " ".join(f"{x},{y}" for x, y in info.pv[:10])
+        if info.source == "opening":
+            return "opening: the centre of an empty board"
         if info.source != "mcts":
             return f"{info.source}: win, pv {pv}".strip()
         rate = info.playouts / info.seconds if info.seconds > 0 else 0.0

@@ -186,6 +186,12 @@ class Mcts:
         started = time.monotonic()
         stop = stop or threading.Event()
         self.info = SearchInfo()
+        if not sum(board.stone_count):
+            # The first stone goes in the centre. The network never saw an empty
+            # freestyle board (those games start from opening stones) and ranks its
+            # corners first.
+            self.info.source = "opening"
+            return board.index(board.width // 2, board.height // 2)
         forced = self._root_tactics(board, started, deadline)
         if forced is not None:
             self.info.seconds = time.monotonic() - started

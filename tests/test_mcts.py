@@ -23,18 +23,17 @@ from brain.train.data import advance, parse_renju_line
 
 RENJU_GAMES = shared_data_dir() / "games" / "renju_hse_train2" / "train-2.renju.xz"
 NETWORK = default_weights_path()
-#: The search's guides: the pattern model alone, and with the network's priors.
-GUIDES = ["patterns", "patterns+network"]
-
-
-def prior_net(guide: str) -> Evaluator | None:
-    return PolicyValueNet.load(NETWORK) if guide == "patterns+network" else None
+#: The search's guides: the pattern model alone, with the network's priors on revisited
+#: nodes, and the network on every leaf.
+GUIDES = ["patterns", "patterns+network", "network"]
 
 
 def search(board: Board, playouts: int = 200, seconds: float | None = None,
            guide: str = "patterns") -> tuple[int, Mcts]:
-    mcts = Mcts(PatternEvaluator(), MctsConfig(playouts=None if seconds else playouts),
-                prior_net=prior_net(guide))
+    net = PolicyValueNet.load(NETWORK) if guide != "patterns" else None
+    evaluator: Evaluator = net if guide == "network" and net else PatternEvaluator()
+    mcts = Mcts(evaluator, MctsConfig(playouts=None if seconds else playouts),
+                prior_net=net if guide == "patterns+network" else None)
     deadline = time.monotonic() + (seconds or 30.0)
     return mcts.search(board, deadline, threading.Event()), mcts
 
@@ -74,6 +73,17 @@ def test_finds_the_win_in_real_vcf_puzzles(puzzle, guide: str) -> None:
     move, mcts = search(puzzle.board.copy(), playouts=50, guide=guide)
     assert move in puzzle.winning_first_moves
     assert mcts.info.proven == WIN
+
+
+@pytest.mark.parametrize("guide", GUIDES)
+@pytest.mark.parametrize(("size", "rule"), [(15, Rule.FREESTYLE), (20, Rule.FREESTYLE),
+                                            (15, Rule.STANDARD), (15, Rule.RENJU),
+                                            (15, Rule.CARO), (7, Rule.FREESTYLE)])
+def test_the_first_stone_on_an_empty_board_goes_in_the_centre(guide: str, size: int,
+                                                             rule: Rule) -> None:
+    board = Board(size, rule=rule)
+    move, _ = search(board, playouts=200, guide=guide)
+    assert board.xy(move) == (size // 2, size // 2)
 
 
 def test_black_never_plays_a_renju_foul() -> None:
