@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from brain.catalog import DEFAULT_ENGINE, ENGINE_NAMES
+
 __all__ = [
     "BrainSpec",
     "BrainSpecError",
@@ -130,8 +132,6 @@ def default_roster() -> list[BrainSpec]:
     """The brains of ``python -m arena run`` without brains: pbrain-zero with its default
     engine against every other built-in engine (engines with levels at the levels of
     :data:`BASELINE_LEVELS`)."""
-    from brain.engine import DEFAULT_ENGINE, ENGINE_NAMES
-
     roster = [builtin_brain()]
     for engine in ENGINE_NAMES:
         if engine == DEFAULT_ENGINE:
@@ -178,8 +178,6 @@ def parse_brain(
 
 
 def _builtin(text: str) -> BrainSpec:
-    from brain.engine import ENGINE_NAMES
-
     parts = text.split(":")
     engine = parts[1] if len(parts) > 1 else ""
     if engine not in ENGINE_NAMES or len(parts) > 3:

@@ -3,7 +3,7 @@
 :func:`play_game` starts both brains (``START``/``RECTSTART`` and the INFO settings),
 places the opening, asks the side to move for each move with
 :meth:`protocol.client.BrainProcess.play` and adjudicates with
-:func:`brain.referee.judge_move` (five by the rule, renju foul by black, full board, move
+:func:`brain.game.referee.judge_move` (five by the rule, renju foul by black, full board, move
 limit) plus the brain faults below. The result is a :class:`~arena.records.GameRecord`.
 
 Time (GomocupJudge's bookkeeping): a brain may use ``min(timeout_turn, time_left)`` per
@@ -32,11 +32,11 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any, Protocol
 
-from arena.openings import Opening
 from arena.records import GameRecord, GameResult, Move
-from brain.board import Board, Color
-from brain.referee import Ending, judge_move
-from brain.rules import Rule
+from brain.game.board import Board, Color
+from brain.game.openings import Opening
+from brain.game.referee import Ending, judge_move
+from brain.game.rules import Rule
 from protocol.client import (
     UNLIMITED_TIME_MS,
     BrainError,

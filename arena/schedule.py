@@ -20,7 +20,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from arena.openings import Symmetry
+from brain.game.symmetry import Symmetry
 
 __all__ = ["PairJob", "build_schedule", "pairings"]
 

@@ -27,14 +27,15 @@ from typing import Any
 
 from arena.brainspec import BrainSpec, BrainSpecError, unique_names
 from arena.game import GameAborted, GameSettings, TimeControl, opening_board, play_game
-from arena.openings import Opening, Symmetry
 from arena.progress import Progress
 from arena.records import GameRecord
 from arena.report import Report, build_report
 from arena.rundir import RunDir, RunDirError
 from arena.schedule import PairJob, build_schedule
 from arena.stats import Sprt, SprtState
-from brain.rules import Rule
+from brain.game.openings import Opening
+from brain.game.rules import Rule
+from brain.game.symmetry import Symmetry
 from protocol.client import BrainError, BrainProcess, BrainTimeout
 
 __all__ = ["RunOptions", "Tournament", "TournamentConfig", "TournamentError", "probe_names"]

@@ -25,9 +25,9 @@ from pathlib import Path
 
 from arena.brainspec import BrainSpec, builtin_brain
 from arena.game import GameSettings, TimeControl
-from arena.openings import random_openings
 from arena.rundir import RunDir
 from arena.tournament import RunOptions, Tournament, TournamentConfig
+from brain.game.openings import random_openings
 
 ROOT = Path(__file__).resolve().parents[1]
 FAULTY = ROOT / "tests" / "brains" / "faulty.py"

@@ -14,9 +14,9 @@ import threading
 import time
 from pathlib import Path
 
-from brain.board import Board
-from brain.heuristic import choose_move
-from brain.referee import judge_move
+from brain.eval.heuristic import choose_move
+from brain.game.board import Board
+from brain.game.referee import judge_move
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = 4096

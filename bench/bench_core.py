@@ -11,9 +11,9 @@ import sys
 import time
 from pathlib import Path
 
-from brain.board import Board, Color
-from brain.forbidden import forbidden_kind
-from brain.rules import Rule
+from brain.game.board import Board, Color
+from brain.game.forbidden import forbidden_kind
+from brain.game.rules import Rule
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -72,8 +72,8 @@ def foul_check_rate(seconds: float) -> float:
 
 def table_build_seconds(rule: Rule) -> float:
     code = (
-        "import time; t = time.perf_counter(); from brain.board import Board; "
-        f"from brain.rules import Rule; Board(15, rule=Rule({int(rule)})); "
+        "import time; t = time.perf_counter(); from brain.game.board import Board; "
+        f"from brain.game.rules import Rule; Board(15, rule=Rule({int(rule)})); "
         "print(time.perf_counter() - t)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

@@ -17,9 +17,9 @@ from pathlib import Path
 from bench_search import positions
 from tabulate import tabulate
 
-from brain.evaluator import Evaluator, PatternEvaluator
-from brain.mcts import Mcts, MctsConfig
-from brain.network import PolicyValueNet, default_weights_path
+from brain.eval.evaluator import Evaluator, PatternEvaluator
+from brain.eval.network import PolicyValueNet, default_weights_path
+from brain.search.mcts import Mcts, MctsConfig
 
 
 def rate(evaluator: Evaluator, prior_net: Evaluator | None,

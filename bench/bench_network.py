@@ -1,6 +1,6 @@
 """Network speed: numpy (the play path) against torch on the same weights, at batch 1 and
 batched, for a few network sizes on 15x15 and 20x20; feature encoding; and the numpy 3x3
-convolution formulations that :mod:`brain.network` chose between.
+convolution formulations that :mod:`brain.eval.network` chose between.
 
 Run: ``OPENBLAS_NUM_THREADS=1 .venv/bin/python bench/bench_network.py`` (one core, as
 the brain is measured; needs the ``train`` extra for the torch column). Figures go to
@@ -17,9 +17,9 @@ import numpy as np
 import torch
 from numpy.lib.stride_tricks import sliding_window_view
 
-from brain.board import Board
-from brain.features import PLANE_COUNT, encode, encode_batch
-from brain.network import Architecture, NetMetadata, PolicyValueNet, _conv3x3
+from brain.eval.features import PLANE_COUNT, encode, encode_batch
+from brain.eval.network import Architecture, NetMetadata, PolicyValueNet, _conv3x3
+from brain.game.board import Board
 from brain.train.data import SOURCES, Replayer, load_source
 from brain.train.export import fold
 from brain.train.model import PolicyValueModel
@@ -97,7 +97,7 @@ def bench_encode(seconds: float) -> None:
 
 def conv_im2col_copies(x: np.ndarray, w: np.ndarray) -> np.ndarray:
     """Nine shifted copies into one (B*H*W, 9*C) matrix, one matmul: the formulation
-    :mod:`brain.network` uses, called as it is there."""
+    :mod:`brain.eval.network` uses, called as it is there."""
     out_channels = w.shape[-1]
     bias = np.zeros(out_channels, dtype=np.float32)
     return _conv3x3(x, w.reshape(-1, out_channels), bias).reshape(-1, out_channels)

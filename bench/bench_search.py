@@ -17,12 +17,12 @@ import time
 
 from tabulate import tabulate
 
-from arena.openings import parse_opening_line
-from brain.alphabeta import MAX_LEVEL, AlphaBetaEngine, Level
-from brain.board import Board
+from brain.game.board import Board
+from brain.game.openings import parse_opening_line
+from brain.game.rules import Rule
 from brain.resources import shared_data_dir
-from brain.rules import Rule
-from brain.solver import ThreatSolver
+from brain.search.alphabeta import MAX_LEVEL, AlphaBetaEngine, Level
+from brain.search.solver import ThreatSolver
 
 POSITIONS = shared_data_dir() / "benchmarks" / "rapfi_bench_positions.tsv"
 RULES = {"freestyle": Rule.FREESTYLE, "standard": Rule.STANDARD, "renju": Rule.RENJU}

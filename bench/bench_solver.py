@@ -37,9 +37,9 @@ from tabulate import tabulate
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from puzzle_data import freestyle_vcf_puzzles, lfz_puzzles, quintet_mates
 
-from brain.board import Board, Color
-from brain.rules import Rule
-from brain.solver import SolveResult, Status, ThreatSolver
+from brain.game.board import Board, Color
+from brain.game.rules import Rule
+from brain.search.solver import SolveResult, Status, ThreatSolver
 
 #: (solver, board, deadline, node budget) -> result
 Solve = Callable[[ThreatSolver, Board, float | None, int | None], SolveResult]

@@ -1,7 +1,23 @@
 """pbrain-zero: a Gomocup brain with a pattern-based game core, a threat solver and search.
 
-Submodules are imported lazily by their users so that ``python -m brain`` answers the
-manager's first command quickly.
+The package is layered; each layer imports only the ones below it:
+
+``brain.game``
+    the rules: boards, patterns, renju fouls, referee, symmetry, notation, openings.
+``brain.eval``
+    evaluators: the pattern model, the policy/value network (numpy), heuristics.
+``brain.search``
+    the tree search, the alpha-beta baseline, the threat solver, time control.
+``brain`` itself
+    the process that speaks the protocol (``__main__``, ``loop``, ``session``), the engine
+    registry (``engine``, with the names in ``catalog``) and the build (``build``).
+``brain.train``
+    the PyTorch training pipeline; the only place torch is imported.
+
+``brain.resources`` (where data files live) and ``brain.catalog`` import nothing of the
+project and may be used from every layer, and by ``arena``. Submodules are imported
+lazily by their users so that ``python -m brain`` answers the manager's first command
+quickly.
 """
 
 __version__ = "0.1.0"

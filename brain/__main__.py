@@ -22,7 +22,7 @@ for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     from pathlib import Path
 
-    from brain.engine import DEFAULT_ENGINE, ENGINE_NAMES, NETWORK_ROLES
+    from brain.catalog import DEFAULT_ENGINE, ENGINE_NAMES, NETWORK_ROLES
 
     parser = argparse.ArgumentParser(
         prog="pbrain-zero",
@@ -44,6 +44,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--playouts", type=int, default=None,
                         help="mcts: a fixed number of playouts per move instead of the "
                              "clock (reproducible play; still never past the time limit)")
+    parser.add_argument("--author", default=None,
+                        help="the author named in the ABOUT reply (default: the one the "
+                             "build was made with, else the pbrain-zero team)")
+    parser.add_argument("--country", default=None,
+                        help="the country named in the ABOUT reply (default: the one the "
+                             "build was made with, else none is sent)")
     parser.add_argument("--log-file", default=None,
                         help="write the log here instead of stderr")
     parser.add_argument("--verbose", action="store_true", help="log debugging detail")
@@ -61,12 +67,16 @@ def main(argv: list[str] | None = None) -> int:
 
     from brain.engine import make_engine
     from brain.loop import Output, main_loop
-    from brain.session import Session
+    from brain.resources import bundled_about
+    from brain.session import DEFAULT_AUTHOR, Session
 
     engine = make_engine(args.engine, args.level, weights=args.weights,
                          playouts=args.playouts, network=not args.no_network,
                          network_role=args.network_role)
-    session = Session(engine, Output(sys.stdout), process_started=_PROCESS_STARTED)
+    about = bundled_about()
+    session = Session(engine, Output(sys.stdout), process_started=_PROCESS_STARTED,
+                      author=args.author or about.get("author") or DEFAULT_AUTHOR,
+                      country=args.country or about.get("country"))
     main_loop(session)
     return 0
 

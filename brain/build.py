@@ -18,6 +18,7 @@ numpy. Run it on Windows to get ``pbrain-zero.exe`` (PyInstaller does not cross-
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import subprocess
@@ -26,8 +27,9 @@ import zipfile
 from pathlib import Path
 
 from brain import __version__
-from brain.network import DEFAULT_WEIGHTS_NAME
-from brain.patternmodel import DEFAULT_PATTERN_MODEL_NAME
+from brain.eval.network import DEFAULT_WEIGHTS_NAME
+from brain.eval.patternmodel import DEFAULT_PATTERN_MODEL_NAME
+from brain.resources import ABOUT_FILE
 
 ROOT = Path(__file__).resolve().parents[1]
 NAME = "pbrain-zero"
@@ -54,8 +56,10 @@ def weight_files() -> list[Path]:
     return sorted((ROOT / "weights").glob("*.npz"))
 
 
-def pyinstaller_args(mode: str, dist: Path, work: Path) -> list[str]:
-    """PyInstaller command-line arguments for a ``onedir`` or ``onefile`` build."""
+def pyinstaller_args(mode: str, dist: Path, work: Path,
+                     about: Path | None = None) -> list[str]:
+    """PyInstaller command-line arguments for a ``onedir`` or ``onefile`` build;
+    ``about`` is a :data:`~brain.resources.ABOUT_FILE` to put at the bundle's root."""
     if mode not in ("onedir", "onefile"):
         raise ValueError(f"build mode must be 'onedir' or 'onefile', not {mode!r}")
     args = [
@@ -76,14 +80,29 @@ def pyinstaller_args(mode: str, dist: Path, work: Path) -> list[str]:
         args += ["--hidden-import", module]
     for path in weight_files():
         args += ["--add-data", f"{path}{os.pathsep}weights"]
+    if about is not None:
+        args += ["--add-data", f"{about}{os.pathsep}."]
     return args
 
 
-def build(mode: str, dist: Path, work: Path) -> Path:
+def write_about(work: Path, author: str | None, country: str | None) -> Path | None:
+    """The ABOUT author and country a build answers with, as a file for the bundle, or
+    None when neither is given (the brain's own defaults then apply)."""
+    fields = {key: value for key, value in (("author", author), ("country", country))
+              if value}
+    if not fields:
+        return None
+    work.mkdir(parents=True, exist_ok=True)
+    path = work / ABOUT_FILE
+    path.write_text(json.dumps(fields, ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+def build(mode: str, dist: Path, work: Path, about: Path | None = None) -> Path:
     """Run PyInstaller; returns the built executable's path."""
     import PyInstaller.__main__
 
-    PyInstaller.__main__.run(pyinstaller_args(mode, dist, work))
+    PyInstaller.__main__.run(pyinstaller_args(mode, dist, work, about))
     exe = dist / mode / (NAME if mode == "onedir" else "") / executable_name()
     if not exe.is_file():
         raise RuntimeError(f"PyInstaller finished but {exe} is missing: see its log above")
@@ -126,6 +145,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dist", type=Path, default=ROOT / "dist", help="output folder")
     parser.add_argument("--work", type=Path, default=ROOT / "build",
                         help="PyInstaller's work folder")
+    parser.add_argument("--author", default=None,
+                        help="the author the build names in its ABOUT reply")
+    parser.add_argument("--country", default=None,
+                        help="the country the build names in its ABOUT reply")
     args = parser.parse_args(argv)
     shipped = {path.name for path in weight_files()}
     if DEFAULT_PATTERN_MODEL_NAME not in shipped:
@@ -137,8 +160,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"note: no weights/{DEFAULT_WEIGHTS_NAME}: the build plays with the pattern "
               "model, without a network", file=sys.stderr)
     modes = ("onedir", "onefile") if args.mode == "both" else (args.mode,)
+    about = write_about(args.work, args.author, args.country)
     for mode in modes:
-        exe = build(mode, args.dist, args.work)
+        exe = build(mode, args.dist, args.work, about)
         print(f"{mode}: {exe}")
         if mode == "onedir":
             archive = pack_submission(exe.parent, args.dist / "gomocup" / f"{NAME}.zip")

@@ -7,8 +7,9 @@ import threading
 from pathlib import Path
 from typing import Protocol
 
-from brain.board import Board
-from brain.evaluator import Evaluator
+from brain.catalog import ENGINE_NAMES, NETWORK_ROLES
+from brain.eval.evaluator import Evaluator
+from brain.game.board import Board
 
 log = logging.getLogger("brain")
 
@@ -32,12 +33,12 @@ class Engine(Protocol):
 
 
 class HeuristicEngine:
-    """The one-ply chooser of :mod:`brain.heuristic` as an engine."""
+    """The one-ply chooser of :mod:`brain.eval.heuristic` as an engine."""
 
     name = "pbrain-heuristic"
 
     def choose_move(self, board: Board, deadline: float, stop: threading.Event) -> int:
-        from brain.heuristic import choose_move
+        from brain.eval.heuristic import choose_move
 
         return choose_move(board)
 
@@ -56,7 +57,7 @@ class MctsEngine:
 
     def __init__(self, evaluator: Evaluator, playouts: int | None = None,
                  prior_net: Evaluator | None = None) -> None:
-        from brain.mcts import Mcts, MctsConfig
+        from brain.search.mcts import Mcts, MctsConfig
 
         self.search = Mcts(evaluator, MctsConfig(playouts=playouts), prior_net=prior_net)
 
@@ -85,7 +86,7 @@ def load_network(weights: Path | None = None) -> Evaluator | None:
     Without a usable file the search still plays, guided by the pattern model alone,
     and the reason is logged: a brain must never fail to start.
     """
-    from brain.network import PolicyValueNet, WeightsError, default_weights_path
+    from brain.eval.network import PolicyValueNet, WeightsError, default_weights_path
 
     path = weights or default_weights_path()
     if not path.is_file():
@@ -97,15 +98,6 @@ def load_network(weights: Path | None = None) -> Evaluator | None:
         log.error("cannot use the weights in %s (%s): the search uses the pattern model",
                   path, exc)
         return None
-
-
-ENGINE_NAMES = ("heuristic", "mcts", "alphabeta")
-#: What the network does in the tree search: re-rank the moves of the nodes the search
-#: returns to, the pattern model valuing every leaf ("priors"); or value every leaf
-#: and give its priors ("leaves").
-NETWORK_ROLES = ("priors", "leaves")
-#: The engine pbrain-zero plays with unless told otherwise.
-DEFAULT_ENGINE = "mcts"
 
 
 def make_engine(name: str, level: int | None = None, weights: Path | None = None,
@@ -123,8 +115,8 @@ def make_engine(name: str, level: int | None = None, weights: Path | None = None
     if name == "heuristic":
         return HeuristicEngine()
     if name == "mcts":
-        from brain.evaluator import PatternEvaluator
-        from brain.patternmodel import PatternModelError
+        from brain.eval.evaluator import PatternEvaluator
+        from brain.eval.patternmodel import PatternModelError
 
         if network_role not in NETWORK_ROLES:
             raise ValueError(f"unknown network role {network_role!r}: choose one of "
@@ -144,7 +136,7 @@ def make_engine(name: str, level: int | None = None, weights: Path | None = None
             return HeuristicEngine()
         return MctsEngine(patterns, playouts, prior_net=net)
     if name == "alphabeta":
-        from brain.alphabeta import MAX_LEVEL, AlphaBetaEngine
+        from brain.search.alphabeta import MAX_LEVEL, AlphaBetaEngine
 
         if level is not None and not 0 <= level <= MAX_LEVEL:
             raise ValueError(f"alphabeta level {level} does not exist: use 0 to {MAX_LEVEL}")

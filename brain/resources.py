@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import json
 import os
 import subprocess
 import sys
@@ -19,6 +20,25 @@ def weights_dir() -> Path:
     bundle = getattr(sys, "_MEIPASS", None)
     root = Path(bundle) if bundle is not None else _CHECKOUT
     return root / "weights"
+
+
+#: File at the root of a build that holds the ABOUT author and country it was made with.
+ABOUT_FILE = "about.json"
+
+
+def bundled_about() -> dict[str, str]:
+    """The ``author`` and ``country`` a build was made with (``python -m brain.build
+    --author --country``); empty outside a build, or if the file is unreadable."""
+    bundle = getattr(sys, "_MEIPASS", None)
+    if bundle is None:
+        return {}
+    try:
+        data = json.loads((Path(bundle) / ABOUT_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {key: str(data[key]) for key in ("author", "country") if data.get(key)}
 
 
 @functools.cache

@@ -15,11 +15,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from brain import __version__
-from brain.board import MAX_SIZE, MIN_SIZE, Board, Color, IllegalMoveError
 from brain.engine import Engine
-from brain.heuristic import choose_move as quick_move
-from brain.rules import Rule, UnsupportedRuleError
-from brain.timecontrol import MoveBudget, TimeSettings, plan_move
+from brain.eval.heuristic import choose_move as quick_move
+from brain.game.board import MAX_SIZE, MIN_SIZE, Board, Color, IllegalMoveError
+from brain.game.forbidden import is_forbidden
+from brain.game.rules import Rule, UnsupportedRuleError
+from brain.search.timecontrol import MoveBudget, TimeSettings, plan_move
 from protocol import commands as cmd
 from protocol import replies
 
@@ -41,17 +42,23 @@ class SearchState:
     running: bool = False
 
 
+#: Who ABOUT names as the author unless told otherwise (``--author``).
+DEFAULT_AUTHOR = "pbrain-zero team"
+
+
 class Session:
     """Answers manager commands for one brain process.
 
     ``write`` receives each reply line without a terminator. ``process_started`` is the
     ``time.monotonic()`` of process start: the first move's budget is charged for the
     time since then, because managers count start-up inside the first move's window.
+    ``author`` and ``country`` go into the ABOUT reply; without a country the key is left
+    out rather than guessed.
     """
 
     def __init__(self, engine: Engine, write: Callable[[str], None],
-                 process_started: float | None = None, author: str = "pbrain-zero team",
-                 country: str = "Czech Republic") -> None:
+                 process_started: float | None = None, author: str = DEFAULT_AUTHOR,
+                 country: str | None = None) -> None:
         self.engine = engine
         self._write = write
         self.rule = Rule.FREESTYLE
@@ -71,8 +78,9 @@ class Session:
         #: Whether the last move came from the engine (not the fallback), so its summary
         #: describes that move.
         self._searched = False
-        self._about = {"name": engine.name, "version": __version__, "author": author,
-                       "country": country}
+        self._about = {"name": engine.name, "version": __version__, "author": author}
+        if country:
+            self._about["country"] = country
 
     def write(self, line: str) -> None:
         """Send one reply line, unless END has arrived: after END the brain stays silent."""
@@ -301,8 +309,8 @@ class Session:
             return fallback
         move = result[0]
         if not (0 <= move < board.size and board.is_empty(move)) or (
-            board.to_move is Color.BLACK and board.is_forbidden(move)
-            and not board.is_forbidden(fallback)
+            board.to_move is Color.BLACK and is_forbidden(board, move)
+            and not is_forbidden(board, fallback)
         ):
             log.error("engine %s chose an illegal move %r; playing the fallback move",
                       self.engine.name, move)
@@ -360,7 +368,7 @@ class Session:
 
 def _black_is_ahead(board: Board) -> bool:
     """A static Swap2 judgement: does black hold the stronger threats?"""
-    from brain.heuristic import ATTACK_VALUE
+    from brain.eval.heuristic import ATTACK_VALUE
 
     empty = board.empty_cells()
     black = ATTACK_VALUE[board.threats[Color.BLACK][empty]].sum()

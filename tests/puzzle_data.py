@@ -12,10 +12,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from brain.board import Board, Color
-from brain.notation import parse_point
+from brain.game.board import Board, Color
+from brain.game.notation import parse_point
+from brain.game.rules import Rule
 from brain.resources import shared_data_dir
-from brain.rules import Rule
 
 TACTICS = shared_data_dir() / "tactics"
 QUINTET_MATES = TACTICS / "quintet_mate_tests.jsonl"

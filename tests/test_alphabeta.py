@@ -9,13 +9,14 @@ import time
 import pytest
 from puzzle_data import cell, freestyle_vcf_puzzles, position
 
-from brain.alphabeta import LEVELS, MAX_LEVEL, WIN_BOUND, AlphaBetaEngine
-from brain.board import Board, Color
-from brain.evaluation import candidate_moves
-from brain.referee import judge_move
-from brain.rules import Rule
-from brain.solver import Status, solve_vcf
-from brain.tactics import five_cells, four_cells, is_legal, open_four_points, three_defences
+from brain.eval.evaluation import candidate_moves
+from brain.game.board import Board, Color
+from brain.game.forbidden import is_forbidden
+from brain.game.referee import judge_move
+from brain.game.rules import Rule
+from brain.game.tactics import five_cells, four_cells, is_legal, open_four_points, three_defences
+from brain.search.alphabeta import LEVELS, MAX_LEVEL, WIN_BOUND, AlphaBetaEngine
+from brain.search.solver import Status, solve_vcf
 
 ALL_LEVELS = range(MAX_LEVEL + 1)
 
@@ -88,9 +89,9 @@ def test_renju_black_avoids_a_double_three(level: int) -> None:
     # H8 would make two open threes for black (G8-I8 and H7-H9): forbidden.
     board = position("G8 I8 H7 H9", "A1 A3 O1 O3", Color.BLACK, Rule.RENJU)
     foul = cell("H8")
-    assert board.is_forbidden(foul)
+    assert is_forbidden(board, foul)
     move = play(AlphaBetaEngine(level), board)
-    assert move != foul and not board.is_forbidden(move)
+    assert move != foul and not is_forbidden(board, move)
 
 
 @pytest.mark.parametrize("level", ALL_LEVELS)
@@ -98,9 +99,9 @@ def test_renju_black_lost_to_a_foul_block_still_plays_legally(level: int) -> Non
     # White's four E5-H8 (D4 is black) can only be blocked at I9, a 3-3 for black.
     board = position("H9 G9 I10 I11 D4 M2", "E5 F6 G7 H8 J10 A15", Color.BLACK, Rule.RENJU)
     assert five_cells(board, Color.WHITE) == [cell("I9")]
-    assert board.is_forbidden(cell("I9"))
+    assert is_forbidden(board, cell("I9"))
     move = play(AlphaBetaEngine(level), board)
-    assert not board.is_forbidden(move)
+    assert not is_forbidden(board, move)
 
 
 @pytest.mark.parametrize("level", ALL_LEVELS)
@@ -219,7 +220,7 @@ def test_short_games_stay_legal_and_on_time(rule: Rule) -> None:
         move = engines[me].choose_move(board.copy(), start + 0.05, threading.Event())
         assert time.monotonic() - start < 0.07
         assert board.is_empty(move)
-        if board.is_forbidden(move) and me is Color.BLACK:
+        if is_forbidden(board, move) and me is Color.BLACK:
             assert not any(is_legal(board, me, c) for c in board.empty_cells().tolist())
         if judge_move(board, move) is not None:
             break

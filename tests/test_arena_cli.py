@@ -137,7 +137,7 @@ def test_brain_descriptions(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
 
 
 def test_default_roster_is_our_brain_against_the_baselines() -> None:
-    from brain.engine import ENGINE_NAMES
+    from brain.catalog import ENGINE_NAMES
 
     roster = default_roster()
     names = [spec.name for spec in roster]

@@ -11,14 +11,14 @@ import pytest
 
 from arena.brainspec import BrainSpec, builtin_brain
 from arena.game import GameSettings, TimeControl
-from arena.openings import Opening, random_openings
 from arena.records import read_psq, read_sgf
 from arena.rundir import RunDir, RunDirError
 from arena.stats import Sprt
 from arena.tournament import RunOptions, Tournament, TournamentConfig, TournamentError
-from brain.board import Board
-from brain.referee import judge_move
-from brain.rules import Rule
+from brain.game.board import Board
+from brain.game.openings import Opening, random_openings
+from brain.game.referee import judge_move
+from brain.game.rules import Rule
 
 FAULTY = Path(__file__).parent / "brains" / "faulty.py"
 OPENING = Opening(((7, 7), (8, 8), (6, 9)))

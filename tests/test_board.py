@@ -8,10 +8,10 @@ import random
 import numpy as np
 import pytest
 
-from brain.board import DIRECTIONS, Board, BoardSizeError, Color, IllegalMoveError
-from brain.patterns import Pattern, Threat
-from brain.rules import Rule
-from brain.symmetry import transforms
+from brain.game.board import DIRECTIONS, Board, BoardSizeError, Color, IllegalMoveError
+from brain.game.patterns import Pattern, Threat
+from brain.game.rules import Rule
+from brain.game.symmetry import Symmetry, transform_point
 
 
 def brute_five(board: Board, index: int, color: Color, direction: int) -> bool:
@@ -171,18 +171,18 @@ def test_threats_after_a_stone_match_placing_it(rule: Rule) -> None:
 
 def test_threats_are_symmetric() -> None:
     board = random_position(Rule.FREESTYLE, 15, 15, 60, 3)
-    for transform in transforms(15, 15):
+    for symmetry in Symmetry.for_board(15, 15):
         image = Board(15)
         for cell, color in board.history:
-            image.place(image.index(*transform(*board.xy(cell))), color)
+            image.place(image.index(*transform_point(board.xy(cell), symmetry, 15, 15)), color)
         for cell in map(int, board.empty_cells()):
             for color in Color:
-                mapped = image.index(*transform(*board.xy(cell)))
+                mapped = image.index(*transform_point(board.xy(cell), symmetry, 15, 15))
                 assert board.threat(color, cell) == image.threat(color, mapped)
 
 
 def test_rectangular_boards_and_edges() -> None:
-    assert len(transforms(20, 12)) == 4 and len(transforms(15, 15)) == 8
+    assert len(Symmetry.for_board(20, 12)) == 4 and len(Symmetry.for_board(15, 15)) == 8
     board = Board(20, 7)
     for x in range(16, 20):
         board.place(board.index(x, 6), Color.WHITE)

@@ -7,8 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from brain.board import Board, Color
-from brain.features import (
+from brain.eval.features import (
     BLACK_TO_MOVE,
     FORBIDDEN,
     LAST_MOVE,
@@ -24,8 +23,9 @@ from brain.features import (
     encode_batch,
     legal_from_planes,
 )
-from brain.forbidden import forbidden_kind
-from brain.rules import Rule
+from brain.game.board import Board, Color
+from brain.game.forbidden import forbidden_kind
+from brain.game.rules import Rule
 from brain.train.data import PASS, SOURCES, Replayer, apply_symmetry, load_source
 
 

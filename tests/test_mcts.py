@@ -11,14 +11,15 @@ import numpy as np
 import pytest
 from puzzle_data import freestyle_vcf_puzzles, lfz_puzzles
 
-from brain.board import Board, Color
-from brain.evaluator import Evaluator, PatternEvaluator
-from brain.mcts import UNKNOWN, WIN, Mcts, MctsConfig, Node, _priors, _Refuter
-from brain.network import PolicyValueNet, default_weights_path
+from brain.eval.evaluator import Evaluator, PatternEvaluator
+from brain.eval.network import PolicyValueNet, default_weights_path
+from brain.game.board import Board, Color
+from brain.game.forbidden import is_forbidden
+from brain.game.rules import Rule
+from brain.game.tactics import four_cells, open_four_points
 from brain.resources import shared_data_dir
-from brain.rules import Rule
-from brain.solver import Status, ThreatSolver
-from brain.tactics import four_cells, open_four_points
+from brain.search.mcts import UNKNOWN, WIN, Mcts, MctsConfig, Node, _priors, _Refuter
+from brain.search.solver import Status, ThreatSolver
 from brain.train.data import advance, parse_renju_line
 
 RENJU_GAMES = shared_data_dir() / "games" / "renju_hse_train2" / "train-2.renju.xz"
@@ -91,9 +92,9 @@ def test_black_never_plays_a_renju_foul() -> None:
     board = stones(Board(15, rule=Rule.RENJU), [(7, 6), (6, 7), (8, 7), (7, 8)], [(0, 0)],
                    Color.BLACK)
     foul = board.index(7, 7)
-    assert board.is_forbidden(foul)
+    assert is_forbidden(board, foul)
     move, _ = search(board, playouts=200)
-    assert move != foul and not board.is_forbidden(move)
+    assert move != foul and not is_forbidden(board, move)
 
 
 @pytest.mark.parametrize("guide", GUIDES)
@@ -204,7 +205,7 @@ def test_facing_a_live_three_only_real_defences_are_searched(name: str, board: B
     root = mcts._root
     assert root is not None and len(root.moves) > 0 and move in root.moves.tolist()
     for cell in root.moves.tolist():
-        assert not board.is_forbidden(cell) or defender is Color.WHITE
+        assert not is_forbidden(board, cell) or defender is Color.WHITE
         board.play(cell)
         assert not open_four_points(board, attacker), f"{board.xy(cell)} leaves the three alive"
         board.undo()
@@ -300,6 +301,6 @@ def test_stops_the_opponents_vcf_in_renju_defence_puzzles(name: str, board: Boar
     assert ThreatSolver().vcf(board).status is Status.WIN
     board.to_move = defender
     move, _ = search(board, playouts=100)
-    assert not (defender is Color.BLACK and board.is_forbidden(move))
+    assert not (defender is Color.BLACK and is_forbidden(board, move))
     board.play(move)
     assert ThreatSolver().vcf(board).status is Status.NO_WIN, f"{board.xy(move)} loses"

@@ -15,9 +15,8 @@ import numpy as np
 import pytest
 import torch
 
-from brain.board import Board, Color
-from brain.features import PLANE_COUNT, RULE_PLANES, encode_batch, legal_from_planes
-from brain.network import (
+from brain.eval.features import PLANE_COUNT, RULE_PLANES, encode_batch, legal_from_planes
+from brain.eval.network import (
     Architecture,
     NetMetadata,
     PolicyValueNet,
@@ -26,8 +25,9 @@ from brain.network import (
     masked_softmax,
     save_weights,
 )
-from brain.patternmodel import DEFAULT_PATTERN_MODEL_NAME
-from brain.rules import Rule
+from brain.eval.patternmodel import DEFAULT_PATTERN_MODEL_NAME
+from brain.game.board import Board, Color
+from brain.game.rules import Rule
 from brain.train.data import (
     PASS,
     SOURCES,
@@ -295,7 +295,7 @@ def test_tiny_training_run_exports_loadable_weights(shared_data: Path, tmp_path:
 
 
 def test_play_path_never_imports_torch() -> None:
-    code = ("import sys, brain.network, brain.features, brain.session, brain.engine; "
+    code = ("import sys, brain.eval.network, brain.eval.features, brain.session, brain.engine; "
             "print('torch' in sys.modules)")
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
                             text=True, check=True)

@@ -1,4 +1,4 @@
-"""Tests for arena.openings on every real opening file under /work/shared/data/openings."""
+"""Tests for brain.game.openings on every real opening file under the shared data's openings/."""
 
 from __future__ import annotations
 
@@ -7,20 +7,19 @@ from pathlib import Path
 
 import pytest
 
-from arena.openings import (
+from brain.game.openings import (
     IllegalOpeningError,
     Opening,
     OpeningFileError,
     OpeningFormat,
-    Symmetry,
     dedupe_openings,
     detect_format,
     load_openings,
     parse_opening_line,
     parse_openings,
     random_openings,
-    transform_point,
 )
+from brain.game.symmetry import Symmetry, transform_point
 from brain.resources import shared_data_dir
 
 DATA = shared_data_dir() / "openings"

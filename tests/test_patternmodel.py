@@ -11,10 +11,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from brain.board import Board, Color
 from brain.engine import HeuristicEngine, MctsEngine, make_engine
-from brain.evaluator import PatternEvaluator
-from brain.patternmodel import (
+from brain.eval.evaluator import PatternEvaluator
+from brain.eval.patternmodel import (
     DEFAULT_PATTERN_MODEL_NAME,
     PatternModel,
     PatternModelError,
@@ -22,9 +21,10 @@ from brain.patternmodel import (
     relation_table,
     threat_counts,
 )
-from brain.patterns import Threat
-from brain.rules import Rule
-from brain.symmetry import transforms
+from brain.game.board import Board, Color
+from brain.game.patterns import Threat
+from brain.game.rules import Rule
+from brain.game.symmetry import Symmetry, transform_point
 from brain.train.data import SOURCES, load_source, split_records
 from brain.train.patterns import collect, policy_metrics, value_metrics
 
@@ -127,14 +127,15 @@ def test_value_and_policy_are_symmetric(held_out_games: list) -> None:
     record = held_out_games[1]
     stones = [(m % record.width, m // record.width) for m in record.moves[:25]]
     reference = None
-    for transform in transforms(record.width, record.height):
-        board = board_of([transform(x, y) for x, y in stones], record.width)
+    size = (record.width, record.height)
+    for symmetry in Symmetry.for_board(*size):
+        board = board_of([transform_point(p, symmetry, *size) for p in stones], record.width)
         policy, value = evaluator.evaluate([board])
         grid = policy[0].reshape(record.height, record.width)
         mapped = np.zeros_like(grid)
         for y in range(record.height):
             for x in range(record.width):
-                tx, ty = transform(x, y)
+                tx, ty = transform_point((x, y), symmetry, *size)
                 mapped[y, x] = grid[ty, tx]
         if reference is None:
             reference = (mapped, value[0])
@@ -178,10 +179,10 @@ def test_value_sees_who_holds_an_open_three(shipped: PatternModel) -> None:
 
 def test_engine_falls_back_to_the_one_ply_heuristic_without_a_pattern_model(
         monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    import brain.evaluator
+    import brain.eval.evaluator
 
     assert isinstance(make_engine("mcts", network=False), MctsEngine)
-    monkeypatch.setattr(brain.evaluator, "default_pattern_model_path",
+    monkeypatch.setattr(brain.eval.evaluator, "default_pattern_model_path",
                         lambda: tmp_path / "missing.npz")
     assert isinstance(make_engine("mcts", network=False), HeuristicEngine)
 

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from brain.board import Board, Color
-from brain.forbidden import Foul, forbidden_kind
-from brain.referee import Ending, judge_move
-from brain.rules import Rule, UnsupportedRuleError
+from brain.game.board import Board, Color
+from brain.game.forbidden import Foul, forbidden_kind, is_forbidden
+from brain.game.referee import Ending, judge_move
+from brain.game.rules import Rule, UnsupportedRuleError
 
 
 def algebraic(board: Board, point: str, row_one_at_top: bool) -> int:
@@ -73,14 +73,14 @@ def test_renju_benchmark_puzzles(shared_data: Path) -> None:
         side = board.to_move
         for point in record["forbidden_moves"]:
             cell = algebraic(board, point, row_one_at_top=True)
-            assert board.is_forbidden(cell), (record["id"], point)
+            assert is_forbidden(board, cell), (record["id"], point)
             checked += 1
         for point in record["best_moves"]:
             cell = algebraic(board, point, row_one_at_top=True)
             if "win" in record["tags"]:
                 assert board.makes_five(cell, side), (record["id"], point)
             if side is Color.BLACK:
-                assert not board.is_forbidden(cell), (record["id"], point)
+                assert not is_forbidden(board, cell), (record["id"], point)
             checked += 1
     assert checked >= 10
 

@@ -7,11 +7,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from brain.board import Board
-from brain.evaluator import PatternEvaluator
-from brain.features import encode, legal_from_planes
-from brain.referee import judge_move
-from brain.rules import Rule
+from brain.eval.evaluator import PatternEvaluator
+from brain.eval.features import encode, legal_from_planes
+from brain.game.board import Board
+from brain.game.referee import judge_move
+from brain.game.rules import Rule
 from brain.train.selfplay import ReplayBuffer, SelfPlayConfig, SelfPlayLog, generate, play_game
 
 SMALL = SelfPlayConfig(playouts=12, variants=((0, 9, 9), (4, 9, 9)), sample_plies=4,

@@ -23,10 +23,11 @@ from puzzle_data import (
     quintet_mates,
 )
 
-from brain.board import Board, Color
-from brain.rules import Rule
-from brain.solver import NoWinError, Status, ThreatSolver, solve_vcf, solve_vct
-from brain.tactics import five_cells, four_cells, is_legal, open_four_points, three_defences
+from brain.game.board import Board, Color
+from brain.game.forbidden import is_forbidden
+from brain.game.rules import Rule
+from brain.game.tactics import five_cells, four_cells, is_legal, open_four_points, three_defences
+from brain.search.solver import NoWinError, Status, ThreatSolver, solve_vcf, solve_vct
 from brain.train.data import PASS, parse_renju_line
 
 MATES = {mate.id.removeprefix("quintet-mate-"): mate for mate in quintet_mates()}
@@ -115,7 +116,7 @@ def test_white_four_on_a_black_foul_wins_in_renju_only() -> None:
     black = "F8 G8 H10 H9 G9 M3 A1"
     white = "I7 J6 K5 A15 C15 O15"
     renju = position(black, white, Color.WHITE, Rule.RENJU)
-    assert renju.is_forbidden(cell("H8"))
+    assert is_forbidden(renju, cell("H8"))
     result = solve_vcf(renju, max_attacks=1)
     assert result.status is Status.WIN
     assert result.line == (cell("L4"),)

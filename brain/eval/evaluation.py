@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from brain.board import Board
-from brain.tactics import (
+from brain.game.board import Board
+from brain.game.tactics import (
     empty_mask,
     five_cells,
     four_cells,
@@ -26,7 +26,7 @@ from brain.tactics import (
     three_defences,
 )
 
-#: Static value of an empty cell by the :class:`~brain.patterns.Threat` the side to move
+#: Static value of an empty cell by the :class:`~brain.game.patterns.Threat` the side to move
 #: would make there (index = threat), and of the opponent's threats against it.
 OWN_VALUE = np.array([0, 2, 5, 3, 6, 14, 18, 40, 10, 16, 60, 90, 200], dtype=np.int64)
 OPPONENT_VALUE = np.array([0, 2, 4, 3, 5, 10, 13, 30, 8, 12, 45, 70, 160], dtype=np.int64)

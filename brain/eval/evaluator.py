@@ -1,9 +1,9 @@
 """Position evaluators for the tree search: move priors and a value for the side to move.
 
 The tree search asks an :class:`Evaluator` for a batch of positions at once. The policy /
-value network (:class:`brain.network.PolicyValueNet`) is one; the
+value network (:class:`brain.eval.network.PolicyValueNet`) is one; the
 :class:`PatternEvaluator` reads both from the board's threat table through the fitted
-:class:`~brain.patternmodel.PatternModel`, at a fraction of a network's cost.
+:class:`~brain.eval.patternmodel.PatternModel`, at a fraction of a network's cost.
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from typing import Protocol
 
 import numpy as np
 
-from brain.board import Board
-from brain.evaluation import near_mask
-from brain.patternmodel import PatternModel, default_pattern_model_path
-from brain.tactics import empty_mask
+from brain.eval.evaluation import near_mask
+from brain.eval.patternmodel import PatternModel, default_pattern_model_path
+from brain.game.board import Board
+from brain.game.tactics import empty_mask
 
 
 class Evaluator(Protocol):
@@ -34,7 +34,7 @@ class PatternEvaluator:
     """Priors over the empty cells within two of a stone (the centre on an empty board,
     any empty cell when none is near) and a value, both from a :class:`PatternModel`
     (default: the shipped ``weights/patterns.npz``; raises
-    :class:`~brain.patternmodel.PatternModelError` or OSError if it cannot be read).
+    :class:`~brain.eval.patternmodel.PatternModelError` or OSError if it cannot be read).
 
     Renju fouls are not removed here: the search drops them when it expands a node.
     """

@@ -1,6 +1,6 @@
 """Input planes of the policy/value network, from the side to move's point of view.
 
-:func:`encode` turns a :class:`~brain.board.Board` into a float32 array of shape
+:func:`encode` turns a :class:`~brain.game.board.Board` into a float32 array of shape
 ``(PLANE_COUNT, height, width)`` holding only zeros and ones. Every plane is
 equivariant under the board's symmetries, so a rotated or mirrored board encodes to the
 rotated or mirrored planes (training augments data that way).
@@ -18,13 +18,13 @@ plane  content
 9      the stone placed before it
 10     renju: cells forbidden to black, when black is to move
 11-16  side to move's threat on empty cells, at least FIVE, FLEX4, BLOCK4, FLEX3,
-       BLOCK3, FLEX2 (cumulative levels of :class:`~brain.patterns.Threat`)
+       BLOCK3, FLEX2 (cumulative levels of :class:`~brain.game.patterns.Threat`)
 17-22  the same for the opponent
 =====  =====================================================================
 
 Threat planes are read from the board's incremental threat table in one vectorised
 comparison; the forbidden plane runs the recursive renju check only on cells whose
-threat or overline could hide a foul (the prefilter of :func:`brain.tactics.legal_mask`).
+threat or overline could hide a foul (the prefilter of :func:`brain.game.tactics.legal_mask`).
 """
 
 from __future__ import annotations
@@ -33,11 +33,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from brain.board import Board, Color
-from brain.forbidden import forbidden_kind
-from brain.patterns import Pattern, Threat
-from brain.rules import Rule
-from brain.tactics import _FOUL_PRONE as FOUL_PRONE
+from brain.game.board import Board, Color
+from brain.game.forbidden import forbidden_kind
+from brain.game.patterns import Pattern, Threat
+from brain.game.rules import Rule
+from brain.game.tactics import _FOUL_PRONE as FOUL_PRONE
 
 #: Bumped whenever the meaning or order of the planes changes; weights record it.
 FEATURE_VERSION = 1

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from brain.board import Board, Color
-from brain.evaluation import near_mask
-from brain.patterns import Threat
+from brain.eval.evaluation import near_mask
+from brain.game.board import Board, Color
+from brain.game.forbidden import is_forbidden
+from brain.game.patterns import Threat
 
 #: Value of making a threat, by :class:`Threat`; defending is worth a fraction of it.
 ATTACK_VALUE = np.array(
@@ -44,7 +45,7 @@ def _legal_best(board: Board, cells: np.ndarray, scores: np.ndarray) -> int | No
     """The highest-scored cell of ``cells`` that is not a renju foul for the mover."""
     order = cells[np.argsort(-scores[cells], kind="stable")]
     for cell in order:
-        if board.to_move is not Color.BLACK or not board.is_forbidden(int(cell)):
+        if board.to_move is not Color.BLACK or not is_forbidden(board, int(cell)):
             return int(cell)
     return None
 

@@ -31,8 +31,8 @@ from typing import Any
 
 import numpy as np
 
-from brain.board import Board
-from brain.features import FEATURE_VERSION, PLANE_COUNT, encode_batch, legal_from_planes
+from brain.eval.features import FEATURE_VERSION, PLANE_COUNT, encode_batch, legal_from_planes
+from brain.game.board import Board
 from brain.resources import weights_dir
 
 #: Name of the weights file shipped in ``weights/``.
@@ -205,7 +205,7 @@ class PolicyValueNet:
     # -- evaluation ------------------------------------------------------------------------
 
     def forward(self, planes: np.ndarray) -> NetOutput:
-        """Raw outputs for (B, C, H, W) input planes (see :mod:`brain.features`).
+        """Raw outputs for (B, C, H, W) input planes (see :mod:`brain.eval.features`).
 
         The batch is run in chunks of at most :data:`CHUNK_CELLS` cells (at least one
         board): bigger matrices fall out of the CPU cache and run slower per board.

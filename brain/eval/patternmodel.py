@@ -26,10 +26,10 @@ from typing import Any
 
 import numpy as np
 
-from brain.board import Board
-from brain.patterns import Threat
+from brain.game.board import Board
+from brain.game.patterns import Threat
+from brain.game.tactics import empty_mask
 from brain.resources import weights_dir
-from brain.tactics import empty_mask
 
 #: File name of the shipped model inside ``weights/``.
 DEFAULT_PATTERN_MODEL_NAME = "patterns.npz"

@@ -3,8 +3,8 @@
 Cells are numbered ``index = y * width + x`` (x the column, y the row, both from 0, as
 in the Piskvork protocol). After every :meth:`Board.place` and :meth:`Board.undo` the
 board refreshes, for the cells on the four lines through the changed cell, their line
-keys, their :class:`~brain.patterns.Pattern` in each direction for both colours and their
-combined :class:`~brain.patterns.Threat`, so "what would this move make?" is one array
+keys, their :class:`~brain.game.patterns.Pattern` in each direction for both colours and their
+combined :class:`~brain.game.patterns.Threat`, so "what would this move make?" is one array
 read.
 """
 
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from brain.patterns import (
+from brain.game.patterns import (
     HALF,
     THREAT_WEIGHTS,
     WALL_CODE,
@@ -29,7 +29,7 @@ from brain.patterns import (
     line_table,
     threat_table,
 )
-from brain.rules import Rule
+from brain.game.rules import Rule
 
 MIN_SIZE = 5
 MAX_SIZE = 22
@@ -150,7 +150,8 @@ class Board:
     The side to move alternates with :meth:`play`; :meth:`place` puts a stone of a given
     colour (for positions whose stones do not alternate) and leaves the side to move as
     the opponent of that colour. Neither checks renju forbidden points: a forbidden move
-    is legal to play and loses, which is the referee's business (:meth:`is_forbidden`).
+    is legal to play and loses, which is the referee's business
+    (:func:`brain.game.forbidden.is_forbidden`).
     """
 
     def __init__(self, width: int, height: int | None = None,
@@ -315,12 +316,6 @@ class Board:
         if self._double_four is None:
             return False
         return bool(self._double_four[self.keys[direction * self.size + index]])
-
-    def is_forbidden(self, index: int) -> bool:
-        """Whether black playing the empty cell ``index`` is a renju foul."""
-        from brain.forbidden import forbidden_kind
-
-        return forbidden_kind(self, index) is not None
 
     def stones(self) -> Iterator[tuple[int, Color]]:
         """Stones in the order they were placed."""

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import enum
 
-from brain.board import DIRECTIONS, Board, Color
-from brain.patterns import Pattern
+from brain.game.board import DIRECTIONS, Board, Color
+from brain.game.patterns import Pattern
 
 
 class Foul(enum.Enum):
@@ -20,6 +20,11 @@ class Foul(enum.Enum):
     OVERLINE = "overline"
     DOUBLE_FOUR = "double-four"
     DOUBLE_THREE = "double-three"
+
+
+def is_forbidden(board: Board, index: int) -> bool:
+    """Whether black playing the empty cell ``index`` is a renju foul."""
+    return forbidden_kind(board, index) is not None
 
 
 def forbidden_kind(board: Board, index: int) -> Foul | None:

@@ -23,7 +23,7 @@ import functools
 
 import numpy as np
 
-from brain.rules import LineRule
+from brain.game.rules import LineRule
 
 #: Cells on each side of the centre that a line key covers.
 HALF = 5

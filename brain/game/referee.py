@@ -9,8 +9,8 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-from brain.board import Board, Color
-from brain.forbidden import Foul, forbidden_kind
+from brain.game.board import Board, Color
+from brain.game.forbidden import Foul, forbidden_kind
 
 
 class Ending(enum.Enum):
@@ -42,7 +42,7 @@ def judge_move(board: Board, index: int, move_limit: int | None = None) -> Verdi
 
     The move is made on ``board`` in every case. ``move_limit`` (a number of stones on
     the board, e.g. 200 in Gomocup renju) turns a game that reaches it into a draw.
-    Raises :class:`~brain.board.IllegalMoveError` for a move off the board or onto a
+    Raises :class:`~brain.game.board.IllegalMoveError` for a move off the board or onto a
     stone, leaving the board unchanged.
     """
     color = board.to_move

@@ -2,7 +2,7 @@
 
 Every function reads the board's incremental threat tables (:attr:`Board.threats`,
 :attr:`Board.patterns`) and applies renju's restriction on black: a cell black may not
-play (:func:`brain.forbidden.forbidden_kind`) is never offered as a black attack or
+play (:func:`brain.game.forbidden.forbidden_kind`) is never offered as a black attack or
 defence. A five is never forbidden, so five cells need no check. Cell lists come back
 as Python ``int`` lists, strongest threat first, ties by cell index, so that callers
 iterate them cheaply and deterministically.
@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from brain.board import DIRECTIONS, Board, Color
-from brain.forbidden import forbidden_kind
-from brain.patterns import HALF, Pattern, Threat
+from brain.game.board import DIRECTIONS, Board, Color
+from brain.game.forbidden import forbidden_kind
+from brain.game.patterns import HALF, Pattern, Threat
 
 #: Threats that may hide a renju foul for black (4-4, 3-3, or a four beside two threes).
 _FOUL_PRONE = (int(Threat.FLEX3_2X), int(Threat.BLOCK4_FLEX3), int(Threat.FLEX4))

@@ -7,7 +7,7 @@
    moves to those that leave the opponent without one; an own VCT (small budget) wins;
 3. iterative-deepening principal-variation search (negamax) with a transposition table,
    killer and history move ordering and candidate moves from
-   :func:`brain.evaluation.candidate_moves` (an opponent five or live three restricts
+   :func:`brain.eval.evaluation.candidate_moves` (an opponent five or live three restricts
    them to the real defences and own fours, a forced block does not cost depth), ending
    in a quiescence search that follows forced blocks and the mover's four-threes and
    straight fours, and scores a straight four against no defending four as a win.
@@ -30,11 +30,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from brain.board import Board
-from brain.evaluation import candidate_moves, evaluate, move_scores
-from brain.patterns import Threat
-from brain.solver import Status, ThreatSolver
-from brain.tactics import (
+from brain.eval.evaluation import candidate_moves, evaluate, move_scores
+from brain.game.board import Board
+from brain.game.patterns import Threat
+from brain.game.tactics import (
     BLOCK4,
     FIVE,
     cells_with,
@@ -45,6 +44,7 @@ from brain.tactics import (
     line_cells,
     open_four_points,
 )
+from brain.search.solver import Status, ThreatSolver
 
 #: Score of a won position (less the plies it takes to win).
 WIN = 1_000_000

@@ -28,18 +28,19 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from brain.board import Board, Color
-from brain.evaluator import Evaluator
-from brain.heuristic import choose_move
-from brain.patterns import Threat
-from brain.solver import Status, ThreatSolver
-from brain.tactics import (
+from brain.eval.evaluator import Evaluator
+from brain.eval.heuristic import choose_move
+from brain.game.board import Board, Color
+from brain.game.forbidden import is_forbidden
+from brain.game.patterns import Threat
+from brain.game.tactics import (
     four_cells,
     line_cells,
     open_four_points,
     three_cells,
     three_defences,
 )
+from brain.search.solver import Status, ThreatSolver
 
 WIN, LOSS, UNKNOWN = 1, -1, 0
 
@@ -316,11 +317,11 @@ class Mcts:
             return LOSS, None
         if len(their_fives) == 1:
             block = int(their_fives[0])
-            if me is Color.BLACK and board.is_forbidden(block):
+            if me is Color.BLACK and is_forbidden(board, block):
                 return LOSS, None
             return UNKNOWN, their_fives
         for cell in empty[mine == Threat.FLEX4]:
-            if me is not Color.BLACK or not board.is_forbidden(int(cell)):
+            if me is not Color.BLACK or not is_forbidden(board, int(cell)):
                 return WIN, None
         points = open_four_points(board, them)
         if points:
@@ -366,7 +367,7 @@ class Mcts:
                          | (board.threats[them][empty] >= Threat.FLEX4)]
         moves = np.unique(np.concatenate([keep, tactical]))
         if me is Color.BLACK and board.rule.has_forbidden_moves:
-            legal = np.array([not board.is_forbidden(int(m)) for m in moves], dtype=bool)
+            legal = np.array([not is_forbidden(board, int(m)) for m in moves], dtype=bool)
             if legal.any():
                 moves = moves[legal]
         return moves.astype(np.int64)

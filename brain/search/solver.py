@@ -7,7 +7,7 @@ a four (VCF) or a four or an open three (VCT), under the board's rule:
   a foul loses: white's four on such a point wins);
 * an open three (a cell where the attacker would make a straight or double four) is
   answered by the *real* defensive set: every cell after which the attacker has no such
-  point left (:func:`brain.tactics.three_defences`), plus the defender's own fours;
+  point left (:func:`brain.game.tactics.three_defences`), plus the defender's own fours;
 * a defender five at any time refutes the attack, and a defender four must be blocked;
 * a renju black attacker never plays a foul, and its threes count only when the point
   that would complete them is itself legal.
@@ -35,9 +35,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from brain.board import Board
-from brain.patterns import Threat
-from brain.tactics import (
+from brain.game.board import Board
+from brain.game.patterns import Threat
+from brain.game.tactics import (
     BLOCK4,
     FLEX4,
     cells_with,

@@ -1,5 +1,5 @@
 """Training of the policy/value network (torch). Never imported by the play path:
-``brain.network`` runs the exported weights in numpy.
+``brain.eval.network`` runs the exported weights in numpy.
 
 Run ``python -m brain.train --help`` for the command line (supervised training on game
 records, export of a checkpoint to a weights file).

@@ -1,7 +1,7 @@
 """Training checkpoints: one ``torch.save`` dictionary per file, written atomically.
 
 A checkpoint holds ``model`` (state dict), ``architecture`` (a dict of
-:class:`~brain.network.Architecture` fields), ``optimizer`` (state dict), ``step``,
+:class:`~brain.eval.network.Architecture` fields), ``optimizer`` (state dict), ``step``,
 ``samples``, ``wall_time_s`` (wall-clock training time so far), ``config`` (the run's settings),
 ``data`` (what was loaded) and ``history`` (validation records, one per evaluation).
 """
@@ -14,7 +14,7 @@ from typing import Any
 
 import torch
 
-from brain.network import Architecture
+from brain.eval.network import Architecture
 from brain.train.model import PolicyValueModel
 
 LAST = "last.pt"

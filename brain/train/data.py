@@ -2,7 +2,7 @@
 
 A :class:`GameRecord` is one game as cell indices; :func:`load_source` reads a file of
 the shared data folder (``shared/data``, see its README) into records and replays every
-game on a :class:`~brain.board.Board`, which
+game on a :class:`~brain.game.board.Board`, which
 
 * drops corrupt games (a move on an occupied point, a token that is no point);
 * cuts a game at its first five or at a renju foul of black, and takes the winner from
@@ -12,7 +12,7 @@ game on a :class:`~brain.board.Board`, which
   never a policy target.
 
 A :class:`PositionSampler` draws random positions of one board shape, encodes them
-(:func:`brain.features.encode`) and applies a random board symmetry to the planes and
+(:func:`brain.eval.features.encode`) and applies a random board symmetry to the planes and
 the policy target (8 on a square board, 4 on a rectangle). A :class:`Batch` holds
 
 * ``planes`` (B, C, H, W) float32;
@@ -42,12 +42,12 @@ from typing import Literal
 
 import numpy as np
 
-from brain.board import Board, Color
-from brain.features import PLANE_COUNT, encode
-from brain.forbidden import forbidden_kind
-from brain.notation import NotationError, parse_point
+from brain.eval.features import PLANE_COUNT, encode
+from brain.game.board import Board, Color
+from brain.game.forbidden import forbidden_kind
+from brain.game.notation import NotationError, parse_point
+from brain.game.rules import Rule
 from brain.resources import shared_data_dir
-from brain.rules import Rule
 
 #: A move that places no stone (the renju file writes ``--``).
 PASS = -1

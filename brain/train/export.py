@@ -1,4 +1,4 @@
-"""Export a trained model to the numpy weights file read by :mod:`brain.network`.
+"""Export a trained model to the numpy weights file read by :mod:`brain.eval.network`.
 
 Batch norm is folded into the convolution before it: for a convolution ``W`` (no bias)
 followed by batch norm with scale ``g``, shift ``b``, running mean ``m`` and variance
@@ -16,8 +16,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from brain.features import FEATURE_VERSION
-from brain.network import NetMetadata, save_weights
+from brain.eval.features import FEATURE_VERSION
+from brain.eval.network import NetMetadata, save_weights
 from brain.train.checkpoint import load_checkpoint, model_from_checkpoint
 from brain.train.model import ConvBN, PolicyValueModel
 
@@ -33,7 +33,7 @@ def fold_conv_bn(layer: ConvBN) -> tuple[torch.Tensor, torch.Tensor]:
 @torch.no_grad()
 def fold(model: PolicyValueModel) -> dict[str, np.ndarray]:
     """The float32 arrays of the exported network, named as in
-    :meth:`brain.network.Architecture.array_shapes`."""
+    :meth:`brain.eval.network.Architecture.array_shapes`."""
     arrays: dict[str, np.ndarray] = {}
     for name, module in model.named_modules():
         if isinstance(module, ConvBN):

@@ -1,4 +1,4 @@
-"""The torch model of the policy/value network described in :mod:`brain.network`.
+"""The torch model of the policy/value network described in :mod:`brain.eval.network`.
 
 Module names match the exported array names, so that :func:`brain.train.export.fold`
 maps ``stem`` (a convolution followed by batch norm) to ``stem.weight``/``stem.bias``.
@@ -17,7 +17,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from brain.network import Architecture
+from brain.eval.network import Architecture
 
 Group = list[torch.Tensor]
 

@@ -1,13 +1,13 @@
-"""Fit the pattern model (:mod:`brain.patternmodel`) to game records.
+"""Fit the pattern model (:mod:`brain.eval.patternmodel`) to game records.
 
 ``python -m brain.train patterns --out weights/patterns.npz`` replays the games of the
 chosen sources (default: the Rapfi freestyle self-play games, 15x15 and 20x20), and for
 every position with a recorded move collects
 
-* the policy features (:func:`brain.patternmodel.cell_features`) of its candidate cells
+* the policy features (:func:`brain.eval.patternmodel.cell_features`) of its candidate cells
   (empty cells within two of a stone, plus the played move if it lies farther) and which
   of them was played;
-* the value features (:func:`brain.patternmodel.threat_counts`) and the game's result for
+* the value features (:func:`brain.eval.patternmodel.threat_counts`) and the game's result for
   the side to move, unless one side can already make a five (those positions are settled
   by the search, not by the value) or the result is unknown.
 
@@ -28,9 +28,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from brain.board import Color
-from brain.evaluation import near_mask
-from brain.patternmodel import (
+from brain.eval.evaluation import near_mask
+from brain.eval.patternmodel import (
     RELATIONS,
     THREAT_LEVELS,
     VALUE_FEATURES,
@@ -39,6 +38,7 @@ from brain.patternmodel import (
     threat_counts,
     value_input,
 )
+from brain.game.board import Color
 from brain.train.data import (
     DEFAULT_DATA_DIR,
     SOURCES,

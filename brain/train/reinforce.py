@@ -32,8 +32,8 @@ import numpy as np
 import torch
 
 from brain.engine import load_network
-from brain.evaluator import Evaluator, PatternEvaluator
-from brain.network import Architecture
+from brain.eval.evaluator import Evaluator, PatternEvaluator
+from brain.eval.network import Architecture
 from brain.train.checkpoint import load_checkpoint, model_from_checkpoint, save_checkpoint
 from brain.train.export import export_checkpoint
 from brain.train.model import PolicyValueModel

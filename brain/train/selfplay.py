@@ -23,13 +23,13 @@ from pathlib import Path
 
 import numpy as np
 
-from arena.openings import random_openings
-from brain.board import Board, Color
-from brain.evaluator import Evaluator
-from brain.features import encode
-from brain.mcts import Mcts, MctsConfig
-from brain.referee import judge_move
-from brain.rules import Rule
+from brain.eval.evaluator import Evaluator
+from brain.eval.features import encode
+from brain.game.board import Board, Color
+from brain.game.openings import random_openings
+from brain.game.referee import judge_move
+from brain.game.rules import Rule
+from brain.search.mcts import Mcts, MctsConfig
 from brain.train.data import Batch, apply_symmetry, symmetry_count
 
 #: Samples per chunk file.

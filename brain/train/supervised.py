@@ -32,8 +32,8 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from brain.features import legal_from_planes
-from brain.network import Architecture
+from brain.eval.features import legal_from_planes
+from brain.eval.network import Architecture
 from brain.train.checkpoint import BEST, LAST, load_checkpoint, save_checkpoint
 from brain.train.data import (
     DEFAULT_DATA_DIR,

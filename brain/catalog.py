@@ -1,0 +1,16 @@
+"""The engines ``python -m brain`` can run, by name.
+
+Kept apart from :mod:`brain.engine`, which builds them, so that the arena can compose a
+brain's command line without loading any evaluator or search.
+"""
+
+from __future__ import annotations
+
+#: The values of ``--engine``.
+ENGINE_NAMES = ("heuristic", "mcts", "alphabeta")
+#: The engine pbrain-zero plays with unless told otherwise.
+DEFAULT_ENGINE = "mcts"
+#: What the network does in the tree search: re-rank the moves of the nodes the search
+#: returns to, the pattern model valuing every leaf ("priors"); or value every leaf
+#: and give its priors ("leaves").
+NETWORK_ROLES = ("priors", "leaves")
