@@ -7,7 +7,6 @@ import time
 _PROCESS_STARTED = time.monotonic()
 
 import argparse  # noqa: E402  (the clock above must start before anything else loads)
-import logging  # noqa: E402
 import os  # noqa: E402
 import sys  # noqa: E402
 
@@ -51,22 +50,28 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="the country named in the ABOUT reply (default: the one the "
                              "build was made with, else none is sent)")
     parser.add_argument("--log-file", default=None,
-                        help="write the log here instead of stderr")
+                        help="append the log to this file; without it nothing is logged "
+                             "(the manager's pipes carry protocol lines only; warnings "
+                             "also go out as MESSAGE lines)")
     parser.add_argument("--verbose", action="store_true", help="log debugging detail")
     return parser.parse_args(argv)
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    handler: logging.Handler = (logging.FileHandler(args.log_file) if args.log_file
-                                else logging.StreamHandler(sys.stderr))
-    handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
-    root = logging.getLogger()
-    root.addHandler(handler)
-    root.setLevel(logging.DEBUG if args.verbose else logging.WARNING)
+    from brain.loop import Output
+
+    output = Output(sys.stdout)
+    try:
+        from brain.logs import route_logs
+
+        messages = route_logs(args.log_file, args.verbose, output)
+    except OSError as exc:
+        output(f"ERROR cannot open the log file {args.log_file}: {exc}")
+        return 2
 
     from brain.engine import make_engine
-    from brain.loop import Output, main_loop
+    from brain.loop import main_loop
     from brain.resources import bundled_about
     from brain.session import DEFAULT_AUTHOR, Session
 
@@ -74,9 +79,10 @@ def main(argv: list[str] | None = None) -> int:
                          playouts=args.playouts, network=not args.no_network,
                          network_role=args.network_role)
     about = bundled_about()
-    session = Session(engine, Output(sys.stdout), process_started=_PROCESS_STARTED,
+    session = Session(engine, output, process_started=_PROCESS_STARTED,
                       author=args.author or about.get("author") or DEFAULT_AUTHOR,
                       country=args.country or about.get("country"))
+    messages.write = session.write  # after END the brain stays silent, logs included
     main_loop(session)
     return 0
 

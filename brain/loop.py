@@ -4,8 +4,8 @@ The reader timestamps every line as it arrives (the move clock starts then) and 
 once ``END`` (no more thinking; exit within :data:`END_GRACE_S`), ``YXSTOP``/``STOP`` and
 ``INFO timeout_turn 0`` (both stop the running search). Everything else, bad input's
 ``ERROR``/``UNKNOWN`` answers included, is queued for the session in order. Only ``END``
-or end of input stops the loop. Nothing but protocol replies reaches stdout: logs go to
-stderr.
+or end of input stops the loop. Nothing but protocol lines reaches the manager: logs go
+where :mod:`brain.logs` routes them.
 """
 
 from __future__ import annotations
@@ -85,7 +85,13 @@ class BrainLoop:
             else:
                 lines = splitter.feed(decoder.decode(b"", final=True)) + splitter.flush()
             for line in lines:
-                self._on_line(line, time.monotonic())
+                try:
+                    self._on_line(line, time.monotonic())
+                except Exception as exc:  # a bug here must not silence the brain
+                    log.exception("internal error while reading %r", line)
+                    self._queue.put((replies.error(f"internal error reading the command: "
+                                                   f"{type(exc).__name__}: {exc}"),
+                                     time.monotonic()))
             if not chunk:
                 self._queue.put(_EOF)
                 return

@@ -18,8 +18,10 @@ import json
 import os
 import re
 import statistics
+import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
 
 import pytest
 from brainproc import ABOUT_RE, MOVE_RE, MOVES_RE, BrainProcess, Referee
@@ -772,3 +774,40 @@ def test_numpy_runs_one_blas_thread_unless_told_otherwise(spawn: Spawn) -> None:
     if (os.cpu_count() or 1) >= 2:
         # A value the user sets is kept, and the count above would have shown it.
         assert threads_after_a_move({**unset, "OPENBLAS_NUM_THREADS": "2"}) == default + 1
+
+
+# ---------------------------------------------------------------------------------------------
+# Nothing but protocol on the manager's pipes (Piskvork merges stderr into the replies)
+
+STALLING = [sys.executable, str(Path(__file__).parent / "brains" / "stalling.py")]
+
+
+@pytest.mark.parametrize("rule", [0, 1, 4, 8, 9])
+def test_whole_games_with_faults_write_nothing_on_stderr(spawn: Spawn, rule: int) -> None:
+    """Whole games at 300 ms a move with bad input between the moves, an engine that
+    overruns every third move and raises every fifth: every move comes in time, each fault
+    is a MESSAGE line, and ``assert_clean`` (at teardown) finds zero bytes on stderr."""
+    turn_ms = 300
+    brain = spawn(command=STALLING)
+    start(brain, "START 15", f"INFO rule {rule}", f"INFO timeout_turn {turn_ms}",
+          "INFO timeout_match 100000", "INFO max_memory 350000000")
+    referee = Referee(15)
+    brain.send("BEGIN")
+    move = brain.read_move(WAIT_S)
+    for number in range(1, 40):
+        if referee.play(move, 1):
+            break
+        brain.send("NOT A COMMAND", "TURN 99,99")
+        assert brain.read_reply(WAIT_S).startswith("UNKNOWN ")
+        assert brain.read_reply(WAIT_S).startswith("ERROR ")
+        answer = referee.reply(move, 2)
+        if referee.play(answer, 2):
+            break
+        brain.send(f"TURN {answer[0]},{answer[1]}")
+        move = brain.read_move(turn_ms / 1000 + REPLY_SLACK_S)
+        assert referee.is_legal(move), (number, move)
+    warnings = [line for line in brain.side_lines if line.startswith("MESSAGE warning:")]
+    errors = [line for line in brain.side_lines if line.startswith("MESSAGE error:")]
+    assert any("overran its budget" in line for line in warnings), brain.side_lines
+    assert any("deliberate failure" in line for line in errors), brain.side_lines
+    brain.end()

@@ -41,7 +41,8 @@ def test_archive_puts_the_executable_at_the_root(tmp_path: Path) -> None:
 @pytest.fixture(scope="module")
 def built_brain(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("build")
-    return build.build("onedir", out / "dist", out / "work")
+    about = build.write_about(out / "about", "Test Builder", "Iceland")
+    return build.build("onedir", out / "dist", out / "work", about)
 
 
 def test_built_brain_plays_a_game_without_torch(built_brain: Path) -> None:
@@ -63,7 +64,9 @@ def test_built_brain_plays_a_game_without_torch(built_brain: Path) -> None:
             messages.append(reply)
 
     try:
-        assert 'name="pbrain-zero"' in ask("ABOUT")
+        about = ask("ABOUT")  # with the author and country the build was made with
+        assert 'name="pbrain-zero"' in about and 'author="Test Builder"' in about
+        assert 'country="Iceland"' in about
         assert ask("START 15") == "OK"
         for info in ("timeout_turn 500", "timeout_match 100000", "rule 0"):
             proc.stdin.write(f"INFO {info}\r\n")
