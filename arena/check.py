@@ -41,8 +41,10 @@ class Check:
 class _Subject:
     """The brain under test, respawned (and started on 15x15) whenever it died."""
 
-    def __init__(self, spec: BrainSpec, turn_ms: int, tolerance_ms: int) -> None:
+    def __init__(self, spec: BrainSpec, turn_ms: int, tolerance_ms: int,
+                 merge_stderr: bool) -> None:
         self.spec = spec
+        self.merge_stderr = merge_stderr
         self.turn_ms = turn_ms
         self.window = (turn_ms + tolerance_ms) / 1000.0
         self.brain: BrainProcess | None = None
@@ -50,7 +52,8 @@ class _Subject:
     def fresh(self) -> BrainProcess:
         if self.brain is not None:
             self.brain.close()
-        self.brain = BrainProcess.spawn(self.spec.argv(), cwd=self.spec.cwd)
+        self.brain = BrainProcess.spawn(self.spec.argv(), cwd=self.spec.cwd,
+                                        merge_stderr=self.merge_stderr)
         return self.brain
 
     def started(self, size: int = 15) -> BrainProcess:
@@ -97,9 +100,11 @@ def _classify_answer(reply: Reply, good: tuple[type, ...], name: str, good_text:
     return Check(name, Outcome.FAIL, f"answered {reply!r}")
 
 
-def run_checks(spec: BrainSpec, *, turn_ms: int = 1000, tolerance_ms: int = 1000) -> list[Check]:
-    """Run every check on the brain ``spec``; see the module docstring."""
-    subject = _Subject(spec, turn_ms, tolerance_ms)
+def run_checks(spec: BrainSpec, *, turn_ms: int = 1000, tolerance_ms: int = 1000,
+               merge_stderr: bool = False) -> list[Check]:
+    """Run every check on the brain ``spec``; see the module docstring. With
+    ``merge_stderr`` the brain's stderr is read as replies, as Piskvork reads it."""
+    subject = _Subject(spec, turn_ms, tolerance_ms, merge_stderr)
     checks: list[Check] = []
     try:
         checks.extend(_handshake_checks(subject))

@@ -60,6 +60,12 @@ class CliError(Exception):
     """A command-line problem; printed as ``arena: error: ...``."""
 
 
+#: Help of ``--merge-stderr`` (run and check).
+MERGE_STDERR_HELP = ("referee as Piskvork does: read each brain's stderr and stdout as one "
+                     "pipe, so any line that is not a reply, MESSAGE or DEBUG (a log line, a "
+                     "traceback) is a bad reply")
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m arena",
@@ -137,6 +143,7 @@ def _parser() -> argparse.ArgumentParser:
                             "does, so that it cannot think on the opponent's time)")
     clock.add_argument("--start-timeout", type=float, default=10.0, metavar="S",
                        help="seconds to answer START with OK (default 10)")
+    clock.add_argument("--merge-stderr", action="store_true", help=MERGE_STDERR_HELP)
 
     sprt = run.add_argument_group("SPRT (two brains: is the first stronger?)")
     sprt.add_argument("--sprt", nargs=2, type=float, metavar=("ELO0", "ELO1"),
@@ -181,6 +188,7 @@ def _parser() -> argparse.ArgumentParser:
                        help="timeout_turn for the moves (default 1000)")
     check.add_argument("--tolerance", type=int, default=1000, metavar="MS",
                        help="extra ms before a move is a timeout (default 1000)")
+    check.add_argument("--merge-stderr", action="store_true", help=MERGE_STDERR_HELP)
     return parser
 
 
@@ -278,7 +286,7 @@ def _config(args: argparse.Namespace) -> TournamentConfig:
         width=width, height=height, rule=rule, time=time,
         max_memory=round(args.max_memory * 2**20), enforce_memory=args.enforce_memory,
         move_limit=args.move_limit, start_timeout_s=args.start_timeout,
-        suspend=args.suspend,
+        suspend=args.suspend, merge_stderr=args.merge_stderr,
     )
     return TournamentConfig(
         brains=tuple(specs), settings=settings, openings=openings, openings_source=source,
@@ -372,7 +380,8 @@ def _rate(args: argparse.Namespace) -> int:
 
 def _check(args: argparse.Namespace) -> int:
     spec = parse_brain(args.brain)
-    checks = run_checks(spec, turn_ms=args.turn_ms, tolerance_ms=args.tolerance)
+    checks = run_checks(spec, turn_ms=args.turn_ms, tolerance_ms=args.tolerance,
+                        merge_stderr=args.merge_stderr)
     print(f"Compliance of {' '.join(spec.command)}\n")
     print(render_checks(checks))
     return 1 if any(c.outcome is Outcome.FAIL for c in checks) else 0

@@ -143,6 +143,9 @@ class GameSettings:
     :ivar start_timeout_s: seconds a brain gets to answer ``START`` with ``OK``.
     :ivar suspend: freeze each brain (SIGSTOP) from its move until its next request, as
         GomocupJudge does, so that no brain thinks on its opponent's time (POSIX).
+    :ivar merge_stderr: read each brain's stderr and stdout as one pipe, as Piskvork does:
+        any line that is not a reply, MESSAGE or DEBUG (a log line, a traceback) is a bad
+        reply (see :mod:`protocol.client`).
     """
 
     width: int = 15
@@ -155,6 +158,7 @@ class GameSettings:
     game_type: int = 2
     start_timeout_s: float = 10.0
     suspend: bool = True
+    merge_stderr: bool = False
 
     @property
     def draw_after(self) -> int | None:

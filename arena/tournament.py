@@ -128,6 +128,8 @@ class TournamentConfig:
             "game_type": s.game_type,
             "start_timeout_s": s.start_timeout_s,
             "suspend": s.suspend,
+            # Only when on, so that a run saved before the option existed resumes as is.
+            **({"merge_stderr": True} if s.merge_stderr else {}),
             "openings": [[list(m) for m in o.moves] for o in self.openings],
             "openings_source": self.openings_source,
             "pairs_per_pairing": self.pairs_per_pairing,
@@ -155,6 +157,7 @@ class TournamentConfig:
                 enforce_memory=data["enforce_memory"], move_limit=data["move_limit"],
                 game_type=data["game_type"], start_timeout_s=data["start_timeout_s"],
                 suspend=data.get("suspend", True),
+                merge_stderr=data.get("merge_stderr", False),
             )
             return cls(
                 brains=tuple(BrainSpec.from_dict(b) for b in data["brains"]),
@@ -239,9 +242,12 @@ class _PooledPlayer:
         brain = self._pool.pop(self._index, None)
         if brain is None or not brain.alive:
             out = t.out
+            merged = t.config.settings.merge_stderr
             brain = BrainProcess.spawn(
                 self._spec.argv(), cwd=self._spec.cwd, name=self.name,
-                stderr_path=out.log_path(self._game_id, self.name, "stderr"),
+                stderr_path=None if merged else out.log_path(self._game_id, self.name,
+                                                             "stderr"),
+                merge_stderr=merged,
                 transcript=(out.log_path(self._game_id, self.name, "io")
                             if t.options.transcripts else None),
             )

@@ -20,6 +20,12 @@ capped at :attr:`BrainProcess.stderr_limit` bytes, or discarded), so a brain flo
 stderr never blocks. ``MESSAGE``/``DEBUG``/blank lines are collected (returned with the
 reply they preceded) and never taken as replies.
 
+**Merged stderr** (``spawn(merge_stderr=True)``) referees as Piskvork does, which reads a
+brain's stdout and stderr through one pipe: stderr goes into the same pipe as stdout, so a
+log line or a traceback is read like any other line, and any line that is not a reply,
+``MESSAGE`` or ``DEBUG`` is a bad reply, including one that arrives outside a request
+(Piskvork would take it as the answer to the next one).
+
 **Timing.** The manager measures every reply itself: from the moment the request is written
 (and flushed, in one system call) to the moment the reply line was read from the pipe, in
 wall-clock (monotonic) time.
@@ -360,7 +366,8 @@ class BrainProcess:
         transcript: IO[str] | None = None,
         fixed_name: bool = False,
     ) -> None:
-        """Wrap an already started process; use :meth:`spawn` instead."""
+        """Wrap an already started process; use :meth:`spawn` instead. A process whose
+        stderr is not a pipe of its own had it merged into stdout."""
         self._process = process
         self.name = name
         self._fixed_name = fixed_name
@@ -385,10 +392,13 @@ class BrainProcess:
         self.stale_lines: list[str] = []
         self.dropped_lines = 0
         self.stderr_bytes = 0
+        #: Whether stderr shares the stdout pipe (every stray line then loses).
+        self.merged_stderr = process.stderr is None
         self._readers = [
-            threading.Thread(target=self._read_stdout, name=f"{name}-stdout", daemon=True),
-            threading.Thread(target=self._read_stderr, name=f"{name}-stderr", daemon=True),
-        ]
+            threading.Thread(target=self._read_stdout, name=f"{name}-stdout", daemon=True)]
+        if not self.merged_stderr:
+            self._readers.append(threading.Thread(target=self._read_stderr,
+                                                  name=f"{name}-stderr", daemon=True))
         for reader in self._readers:
             reader.start()
 
@@ -405,6 +415,7 @@ class BrainProcess:
         stderr_path: str | Path | None = None,
         stderr_limit: int = STDERR_LIMIT,
         transcript: str | Path | None = None,
+        merge_stderr: bool = False,
     ) -> BrainProcess:
         """Start ``command`` (an argument list) with pipes on stdin, stdout and stderr.
 
@@ -416,6 +427,8 @@ class BrainProcess:
             capped at ``stderr_limit`` bytes); ``None`` discards it.
         :param transcript: file receiving the full I/O transcript (``>`` sent, ``<``
             received, times in seconds since spawn).
+        :param merge_stderr: one pipe for stdout and stderr, as Piskvork reads a brain (see
+            the module docstring); ``stderr_path`` is then unused.
         :raises BrainStartError: the program cannot be run (missing, not executable, bad
             working directory); the message says which.
         """
@@ -427,7 +440,7 @@ class BrainProcess:
                 list(command),
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
+                stderr=subprocess.STDOUT if merge_stderr else subprocess.PIPE,
                 cwd=None if cwd is None else str(cwd),
                 env=None if env is None else dict(env),
                 start_new_session=True,
@@ -699,6 +712,9 @@ class BrainProcess:
 
         MESSAGE/DEBUG lines are kept for the next :class:`MoveResult`; a late ABOUT answer
         is skipped; anything else is remembered in :attr:`stale_lines`.
+
+        :raises BrainProtocolError: with merged stderr, for such a stray line (Piskvork
+            would read it as the reply to the request about to be sent).
         """
         stdout = self._process.stdout
         with self._arrived:
@@ -711,6 +727,11 @@ class BrainProcess:
                     self._messages.append(text)
                 elif not isinstance(reply, EmptyReply) and not self._is_late_about(reply):
                     self.stale_lines.append(text)
+                    if self.merged_stderr:
+                        raise BrainProtocolError(
+                            self.name, text, "wrote a line outside any request (stdout and "
+                            "stderr merged, as Piskvork reads them: it would be taken as "
+                            "the next reply)")
 
     def _is_late_about(self, reply: Reply) -> bool:
         """Whether ``reply`` is the answer to an ABOUT that timed out (consumed once)."""

@@ -35,7 +35,7 @@ def test_help_documents_every_option() -> None:
     for option in ("--pairs", "--games", "--tc", "--match-time", "--tolerance", "--rule",
                    "--board", "--openings", "--symmetry", "--concurrency", "--out", "--resume",
                    "--sprt", "--gauntlet", "--info", "--brain-args", "--reuse",
-                   "--max-memory", "--enforce-memory", "--seed", "--progress"):
+                   "--max-memory", "--enforce-memory", "--seed", "--progress", "--merge-stderr"):
         assert option in text
 
 
@@ -98,6 +98,18 @@ def test_check_passes_our_brain_and_fails_a_broken_one(capsys: pytest.CaptureFix
     assert "FAIL" not in out and "BOARD empty" in out and "END" in out
     assert main(["check", f"{sys.executable} {FAULTY} --fault start-error"]) == 1
     assert "FAIL" in capsys.readouterr().out
+
+
+def test_check_with_merged_stderr_catches_a_brain_that_logs(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """As Piskvork reads it, a log line on stderr fails the check; our brain passes."""
+    logging_brain = f"{sys.executable} {FAULTY} --fault log --at 1"
+    assert main(["check", logging_brain]) == 0
+    capsys.readouterr()
+    assert main(["check", logging_brain, "--merge-stderr"]) == 1
+    assert "WARNING engine overran" in " ".join(capsys.readouterr().out.split())
+    assert main(["check", "builtin:mcts", "--merge-stderr", "--tc", "300"]) == 0
+    assert "FAIL" not in capsys.readouterr().out
 
 
 @pytest.mark.parametrize(

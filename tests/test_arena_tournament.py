@@ -108,6 +108,30 @@ def test_every_fault_is_adjudicated_and_the_tournament_completes(tmp_path: Path)
     assert logs and all(log.stat().st_size < (1 << 20) + 100 for log in logs)
 
 
+def test_merged_stderr_makes_log_lines_bad_replies_as_in_piskvork(tmp_path: Path) -> None:
+    """The same brains, stderr apart and merged: a log line is harmless in the first run
+    and a loss by bad reply in the second; chatty MESSAGE/DEBUG lines are fine in both."""
+    brains = [brain("good"), brain("log", "log", at=2), brain("log-after", "log-after", at=2),
+              brain("chatty", "chatty")]
+    losses: dict[bool, Counter[str]] = {}
+    for merged in (False, True):
+        settings = GameSettings(time=TimeControl(500, 0, 1000), merge_stderr=merged)
+        out = tmp_path / f"merged-{merged}"
+        play(config(*brains, settings=settings, gauntlet=1), out)
+        records = RunDir(out).load_games()
+        assert len(records) == 6
+        losses[merged] = Counter(
+            (record.white if record.winner == record.black else record.black)
+            for record in records if record.reason.startswith("bad reply"))
+        if merged:
+            bad = [r.reason for r in records if r.reason.startswith("bad reply")]
+            assert any("brain WARNING" in reason for reason in bad), bad
+    assert losses[False] == Counter()
+    assert losses[True] == Counter({"log": 2, "log-after": 2})
+    saved = json.loads((tmp_path / "merged-True" / "config.json").read_text())["config"]
+    assert TournamentConfig.from_dict(saved).settings.merge_stderr
+
+
 def test_moves_are_legal_and_games_end_on_the_board(tmp_path: Path) -> None:
     cfg = config(builtin_brain("heuristic"), brain("good"), pairs=2,
                  openings=tuple(random_openings(2, seed=5)),

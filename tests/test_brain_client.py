@@ -162,6 +162,24 @@ def test_stderr_flood_is_drained_and_capped(tmp_path: Path) -> None:
     assert 100_000 <= log.stat().st_size < 101_000
 
 
+@pytest.mark.parametrize("fault", ["log", "log-after"])
+def test_a_log_line_on_stderr_is_harmless_apart_and_a_bad_reply_merged(fault: str) -> None:
+    """With stderr apart (GomocupJudge, c-gomoku-cli) a log line is drained and the game
+    goes on; merged into stdout (Piskvork) it is read as the reply and loses, whether it
+    comes before the move or after it, outside any request."""
+    with started(faulty(fault, at=2)) as brain:
+        first = brain.play([], timeout=5)
+        second = brain.play([first.point, (0, 0)], timeout=5)
+        brain.play([first.point, (0, 0), second.point, (0, 1)], timeout=5)
+        assert brain.stderr_bytes > 0
+    with started(faulty(fault, at=2), merge_stderr=True) as brain:
+        assert brain.merged_stderr
+        first = brain.play([], timeout=5)
+        with pytest.raises(BrainProtocolError, match="WARNING" if fault == "log" else "INFO"):
+            second = brain.play([first.point, (0, 0)], timeout=5)
+            brain.play([first.point, (0, 0), second.point, (0, 1)], timeout=5)
+
+
 def test_close_kills_the_whole_process_tree() -> None:
     brain = started(faulty("child"))
     deadline = time.monotonic() + 5

@@ -20,6 +20,8 @@ offboard       answer move N with a square off the board
 error          answer move N with ``ERROR``
 extra          answer every move twice (the second line is stale)
 stderr         write ``--mb`` MiB to stderr before every answer
+log            write one log line to stderr before answering move N
+log-after      write one log line to stderr after answering move N
 memory         allocate and touch ``--mb`` MiB before answering move N
 no-about       ignore ABOUT (print nothing)
 slow-start     sleep ``--delay`` seconds before answering START
@@ -109,6 +111,8 @@ def main() -> int:
                 os.write(2, block)
         if fault == "chatty":
             out(f"MESSAGE thinking about move {own_moves}")
+        if hit and fault == "log":
+            os.write(2, b"brain WARNING engine overran its budget; playing the fallback\n")
         if hit and fault == "crash":
             sys.exit(3)
         if hit and fault == "hang":
@@ -131,6 +135,8 @@ def main() -> int:
         out(f"{x},{y}")
         if fault == "extra":
             out(f"{x},{y}")
+        if hit and fault == "log-after":
+            os.write(2, b"brain INFO move played\n")
 
     board_lines: list[tuple[int, int, int]] | None = None
     for raw in sys.stdin:
