@@ -14,6 +14,15 @@ from dataclasses import dataclass
 UNLIMITED = 2147483647
 #: Budget when the manager asks for moves "as fast as possible" (timeout_turn 0).
 INSTANT_S = 0.05
+#: The least search worth starting; with less, the one-ply choice plays.
+MIN_SEARCH_S = 0.01
+#: The least time kept back from a limit: pipe latency, the move's write, and a clock that
+#: ticks every 15.6 ms on Windows (wine included).
+MIN_MARGIN_MS = 30.0
+#: The least time between the engine's target and the last moment for the move: a search
+#: notices its deadline between two batches of playouts or inside a threat search, which
+#: natively overshoots by up to ~10 ms, more under wine or on a loaded machine.
+MIN_STOP_SLACK_MS = 30.0
 
 
 @dataclass
@@ -46,13 +55,14 @@ class MoveBudget:
 
     @property
     def instant(self) -> bool:
-        """Whether there is no time to search beyond a one-ply choice."""
-        return self.hard - time.monotonic() < INSTANT_S * 2
+        """Whether there is no time to search beyond a one-ply choice: an instant budget
+        (``soft == hard``), or less than :data:`MIN_SEARCH_S` left to the target."""
+        return self.soft >= self.hard or self.soft - time.monotonic() < MIN_SEARCH_S
 
 
 def safety_margin_ms(limit_ms: float) -> float:
     """Time kept back from a limit for interpreter and pipe jitter."""
-    return min(max(150.0, 0.08 * limit_ms), 1000.0)
+    return min(max(MIN_MARGIN_MS, 0.08 * limit_ms), 1000.0)
 
 
 def plan_move(settings: TimeSettings, received_at: float, moves_played: int,
@@ -79,5 +89,6 @@ def plan_move(settings: TimeSettings, received_at: float, moves_played: int,
     usable_ms = limit_ms - safety_margin_ms(limit_ms) - startup_debt * 1000.0
     if usable_ms <= INSTANT_S * 1000:
         return MoveBudget(received_at + INSTANT_S, received_at + INSTANT_S)
-    soft_ms = min(max(share_ms, 0.0), usable_ms * 0.9)
+    slack_ms = max(MIN_STOP_SLACK_MS, 0.1 * usable_ms)
+    soft_ms = min(max(share_ms, 0.0), usable_ms - slack_ms)
     return MoveBudget(received_at + soft_ms / 1000.0, received_at + usable_ms / 1000.0)
