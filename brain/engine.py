@@ -21,6 +21,8 @@ class Engine(Protocol):
     ``deadline`` (``time.monotonic()`` seconds), sooner if ``stop`` is set, and never a
     renju foul for black while a legal alternative exists. ``summary`` describes the last
     search in one line (evaluation, depth, nodes, principal variation) or is empty.
+    ``best_so_far`` is what a search of ``board`` still running would play now (called
+    from another thread when it misses its deadline), or None.
     """
 
     name: str
@@ -28,6 +30,8 @@ class Engine(Protocol):
     def choose_move(self, board: Board, deadline: float, stop: threading.Event) -> int: ...
 
     def summary(self) -> str: ...
+
+    def best_so_far(self, board: Board) -> int | None: ...
 
     def new_game(self) -> None: ...
 
@@ -44,6 +48,10 @@ class HeuristicEngine:
 
     def summary(self) -> str:
         return ""
+
+    def best_so_far(self, board: Board) -> int | None:
+        """Nothing: the one-ply choice is never cut short."""
+        return None
 
     def new_game(self) -> None:
         """Nothing is kept between games."""
@@ -75,6 +83,9 @@ class MctsEngine:
         return (f"winrate {info.winrate * 100:.1f}% playouts {info.playouts} "
                 f"({rate:.0f}/s) nodes {info.nodes} depth {info.mean_depth:.1f}-"
                 f"{info.max_depth} time {info.seconds * 1000:.0f}ms pv {pv}").strip()
+
+    def best_so_far(self, board: Board) -> int | None:
+        return self.search.leader(board)
 
     def new_game(self) -> None:
         self.search.reset()

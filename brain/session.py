@@ -303,20 +303,31 @@ class Session:
         stop.set()
         self.search.running = False
         if worker.is_alive() or not result:
-            if worker.is_alive():
-                log.warning("engine %s overran its budget; playing the fallback move",
+            if not worker.is_alive():
+                return fallback  # the engine failed (logged above)
+            late = self.engine.best_so_far(board)
+            if late is None or not self._playable(board, late, fallback):
+                log.warning("engine %s overran its budget; playing the one-ply fallback",
                             self.engine.name)
-            return fallback
+                return fallback
+            log.warning("engine %s overran its budget; playing its best move so far",
+                        self.engine.name)
+            return late
         move = result[0]
-        if not (0 <= move < board.size and board.is_empty(move)) or (
-            board.to_move is Color.BLACK and is_forbidden(board, move)
-            and not is_forbidden(board, fallback)
-        ):
+        if not self._playable(board, move, fallback):
             log.error("engine %s chose an illegal move %r; playing the fallback move",
                       self.engine.name, move)
             return fallback
         self._searched = True
         return move
+
+    @staticmethod
+    def _playable(board: Board, move: int, fallback: int) -> bool:
+        """Whether ``move`` is on an empty cell and, for black, no renju foul unless the
+        fallback is one too."""
+        return 0 <= move < board.size and board.is_empty(move) and not (
+            board.to_move is Color.BLACK and is_forbidden(board, move)
+            and not is_forbidden(board, fallback))
 
     def _ready_to_move(self) -> Board:
         """The board, once any problem INFO left for the next move request is reported."""

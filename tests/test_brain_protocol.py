@@ -780,12 +780,15 @@ def test_numpy_runs_one_blas_thread_unless_told_otherwise(spawn: Spawn) -> None:
 # Nothing but protocol on the manager's pipes (Piskvork merges stderr into the replies)
 
 STALLING = [sys.executable, str(Path(__file__).parent / "brains" / "stalling.py")]
+#: How long tests/brains/stalling.py keeps its engine busy past a deadline.
+STALL_S = 1.5
 
 
 @pytest.mark.parametrize("rule", [0, 1, 4, 8, 9])
 def test_whole_games_with_faults_write_nothing_on_stderr(spawn: Spawn, rule: int) -> None:
-    """Whole games at 300 ms a move with bad input between the moves, an engine that
-    overruns every third move and raises every fifth: every move comes in time, each fault
+    """Whole games at 300 ms a move with bad input between the moves and an engine that
+    overruns before searching, overruns after searching or raises (tests/brains/stalling.py):
+    every move comes in time (the search's best move so far when it has one), each fault
     is a MESSAGE line, and ``assert_clean`` (at teardown) finds zero bytes on stderr."""
     turn_ms = 300
     brain = spawn(command=STALLING)
@@ -810,4 +813,29 @@ def test_whole_games_with_faults_write_nothing_on_stderr(spawn: Spawn, rule: int
     errors = [line for line in brain.side_lines if line.startswith("MESSAGE error:")]
     assert any("overran its budget" in line for line in warnings), brain.side_lines
     assert any("deliberate failure" in line for line in errors), brain.side_lines
+    brain.end()
+
+
+def test_an_overrun_search_plays_its_best_move_so_far(spawn: Spawn) -> None:
+    """A search that misses its hard deadline after searching (the stalling engine's 4th
+    call) is answered with its most visited move, not the one-ply fallback; one that
+    missed it before searching a new position (3rd call) has only the fallback."""
+    brain = spawn(command=STALLING)
+    start(brain, "START 15", "INFO timeout_turn 0")
+    brain.send("BEGIN")  # answered without the engine (instant), so its calls count from 1
+    brain.read_move(WAIT_S)
+    brain.send("INFO timeout_turn 300")
+    first = [(7, 7), (8, 6), (8, 8)]  # two balanced three-stone openings
+    second = [(7, 7), (6, 9), (9, 8)]
+    for call, stones in enumerate((first, first, second, second), start=1):
+        brain.send(*alternate(stones[::2], 1, stones[1::2]))
+        move = brain.read_move(0.3 + REPLY_SLACK_S)
+        assert move not in stones, call
+        if call == 3:
+            time.sleep(STALL_S + 0.2)  # let the stalled call finish before the next one
+    # (calls 1 and 2 may overrun too on a loaded machine; 3 and 4 always do)
+    warnings = [line for line in brain.side_lines if "overran its budget" in line]
+    assert len(warnings) >= 2, brain.side_lines
+    assert "one-ply fallback" in warnings[-2], brain.side_lines
+    assert "its best move so far" in warnings[-1], brain.side_lines
     brain.end()

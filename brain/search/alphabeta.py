@@ -160,6 +160,11 @@ class AlphaBetaEngine:
         return (f"{info.source} depth {info.depth} score {info.score} nodes {info.nodes} "
                 f"({rate:.0f}/s) time {info.seconds * 1000:.0f}ms pv {pv}").strip()
 
+    def best_so_far(self, board: Board) -> int | None:
+        """None: a cut-short search falls back on the one-ply choice (the baseline keeps
+        its deadline with a 20 % margin of its own)."""
+        return None
+
     # -- the move --------------------------------------------------------------------
 
     def choose_move(self, board: Board, deadline: float, stop: threading.Event) -> int:

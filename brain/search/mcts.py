@@ -204,6 +204,15 @@ class Mcts:
         self._fill_info(board, root, started)
         return move
 
+    def leader(self, board: Board) -> int | None:
+        """The most visited root move of the search running (or last run) on ``board``,
+        or None while its tree has no visit: the move of a search cut short. Safe to call
+        from another thread while the search runs."""
+        root = self._root
+        if root is None or self._root_history != board.history or root.total == 0:
+            return None
+        return int(root.moves[int(np.argmax(root.visits))])
+
     def root_policy(self, board: Board) -> np.ndarray:
         """The last search's visit distribution over ``board``'s cells (zeros where the
         search did not go): the policy target of self-play."""

@@ -1,11 +1,12 @@
 """The real pbrain-zero process with an engine that misbehaves on purpose.
 
 It runs ``python -m brain`` unchanged (same options, same log routing, same session), but
-wraps whatever engine the options choose: on every third move the engine keeps thinking
-1.5 s past its deadline and ignores the stop request (a forced overrun, as a frozen or
-overloaded machine causes), and on every fifth it raises. The brain must still answer each
-move in time with a legal fallback, report the fault as a MESSAGE line and write nothing on
-stderr::
+wraps whatever engine the options choose. On every fifth move the engine raises; on every
+third (not fifth) it stalls 1.5 s before searching, ignoring the stop request (a forced
+overrun, as a frozen or overloaded machine causes: nothing searched yet); on every fourth
+(not third or fifth) it searches and then stalls before returning (an overrun with a
+search to fall back on). The brain must still answer each move in time with a legal move,
+report the fault as a MESSAGE line and write nothing on stderr::
 
     python tests/brains/stalling.py [pbrain-zero options]
 """
@@ -29,7 +30,7 @@ STALL_S = 1.5
 
 
 class StallingEngine:
-    """Wraps a real engine; every third move overruns, every fifth raises."""
+    """Wraps a real engine and misbehaves as the module docstring says."""
 
     def __init__(self, inner: Engine) -> None:
         self.inner = inner
@@ -42,10 +43,16 @@ class StallingEngine:
             raise RuntimeError(f"deliberate failure on call {self.calls}")
         if self.calls % 3 == 0:
             time.sleep(max(0.0, deadline - time.monotonic()) + STALL_S)
-        return self.inner.choose_move(board, deadline, stop)
+        move = self.inner.choose_move(board, deadline, stop)
+        if self.calls % 4 == 0:
+            time.sleep(STALL_S)
+        return move
 
     def summary(self) -> str:
         return self.inner.summary()
+
+    def best_so_far(self, board: Board) -> int | None:
+        return self.inner.best_so_far(board)
 
     def new_game(self) -> None:
         self.inner.new_game()
