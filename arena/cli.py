@@ -8,6 +8,8 @@
     Standings from saved games: run directories, ``.jsonl``, ``.sgf`` or ``.psq`` files.
 ``check BRAIN``
     A protocol compliance test of one brain.
+``board [BRAIN ...]``
+    The web board (:mod:`arena.board`): play brains, watch their search, open games.
 """
 
 from __future__ import annotations
@@ -20,7 +22,9 @@ from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from arena.board.app import BoardMissing
 from arena.brainspec import BrainSpec, BrainSpecError, default_roster, parse_brain
 from arena.check import Outcome, render_checks, run_checks
 from arena.game import GameSettings, TimeControl
@@ -33,6 +37,9 @@ from arena.tournament import RunOptions, Tournament, TournamentConfig, Tournamen
 from brain.game.openings import OpeningFileError, OpeningFormat, load_openings, random_openings
 from brain.game.rules import Rule, UnsupportedRuleError
 from brain.resources import shared_data_dir
+
+if TYPE_CHECKING:
+    from arena.board.server import BoardServer
 
 __all__ = ["main"]
 
@@ -168,6 +175,10 @@ def _parser() -> argparse.ArgumentParser:
                      help="live progress line on stderr (default: when stderr is a terminal)")
     exe.add_argument("--transcripts", action="store_true",
                      help="save every brain's full I/O in DIR/logs")
+    exe.add_argument("--serve", metavar="[HOST:]PORT",
+                     help="follow the run on the web board's tournament page at "
+                          "http://HOST:PORT/ (HOST default 127.0.0.1); the page stays up "
+                          "after the run until Ctrl-C")
 
     rate = commands.add_parser(
         "rate", help="standings from saved games",
@@ -178,6 +189,10 @@ def _parser() -> argparse.ArgumentParser:
     rate.add_argument("--json", action="store_true", help="print JSON instead of tables")
     rate.add_argument("--rule", type=int, default=0, choices=[0, 1, 4, 8, 9],
                       help="rule of .psq files, which do not store it (default 0)")
+    rate.add_argument("--serve", metavar="[HOST:]PORT",
+                      help="show the standings on the web board's tournament page at "
+                           "http://HOST:PORT/ until Ctrl-C (a run directory being played "
+                           "is followed live)")
 
     check = commands.add_parser(
         "check", help="protocol compliance test of one brain",
@@ -189,6 +204,24 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--tolerance", type=int, default=1000, metavar="MS",
                        help="extra ms before a move is a timeout (default 1000)")
     check.add_argument("--merge-stderr", action="store_true", help=MERGE_STDERR_HELP)
+
+    board = commands.add_parser(
+        "board", help="web board: play brains, watch their search, open games",
+        description="Serve the web board and print its URL: play any brain (as for run) "
+                    "as black or white, watch its search live (heat map, winrates, PV), "
+                    "or open saved games and step through them with a brain's analysis.")
+    board.add_argument("brains", nargs="*", metavar="BRAIN",
+                       help="brains to offer (default: pbrain-zero and the built-in "
+                            "baselines)")
+    board.add_argument("--host", default="127.0.0.1",
+                       help="address to listen on (default 127.0.0.1, this machine only; "
+                            "0.0.0.0 for every interface)")
+    board.add_argument("--port", type=int, default=8000, help="port (default 8000; 0: any)")
+    board.add_argument("--open", action="append", default=[], metavar="PATH",
+                       help="games to open in the viewer: .sgf, .psq, .jsonl or a run "
+                            "directory (repeatable)")
+    board.add_argument("--rule", type=int, default=0, choices=[0, 1, 4, 8, 9],
+                       help="rule of .psq files, which do not store it (default 0)")
     return parser
 
 
@@ -324,15 +357,42 @@ def _run(args: argparse.Namespace) -> int:
           f"{config.settings.time.describe()}, {options.concurrency} at once; "
           f"output in {out.path}", file=sys.stderr)
     signal.signal(signal.SIGTERM, _interrupt)  # stop as cleanly as on Ctrl-C
+    server = _run_server(args, tournament) if args.serve else None
     try:
         report = tournament.run()
+        print(report.render())
+        print(f"\nGames, events and results: {out.path}")
+        if server is not None:
+            print(f"arena: the run is over; its page stays at {server.url} until Ctrl-C",
+                  file=sys.stderr, flush=True)
+            signal.pause()
     except KeyboardInterrupt:
-        print(f"\narena: interrupted; finished games are saved. Continue with: "
-              f"python -m arena run --resume {out.path}", file=sys.stderr)
-        return 130
-    print(report.render())
-    print(f"\nGames, events and results: {out.path}")
+        if server is None or tournament.report is None:
+            print(f"\narena: interrupted; finished games are saved. Continue with: "
+                  f"python -m arena run --resume {out.path}", file=sys.stderr)
+            return 130
+    finally:
+        if server is not None:
+            server.stop()
     return 0
+
+
+def _run_server(args: argparse.Namespace, tournament: Tournament) -> BoardServer:
+    """The tournament page of a run being played (served from a thread)."""
+    from arena.board.app import board_server
+    from arena.board.runview import RunView, read_run_games
+
+    host, port = _address(args.serve)
+    config, out = tournament.config, tournament.out
+    view = RunView(lambda: (read_run_games(out.games_path), tournament.names, config.sprt),
+                   f"{', '.join(tournament.names)}: {out.path}", out)
+    server = board_server(config.brains, host=host, port=port, run=view,
+                          names=tournament.names)
+    server.start()
+    print(f"arena: follow the run at {server.url}", file=sys.stderr, flush=True)
+    return server
+
+
 
 
 def _load_records(paths: Sequence[str], rule: int) -> tuple[list[GameRecord], list[str] | None,
@@ -369,12 +429,56 @@ def _load_records(paths: Sequence[str], rule: int) -> tuple[list[GameRecord], li
     return records, names, sprt
 
 
+def _address(text: str) -> tuple[str, int]:
+    """``[HOST:]PORT`` of ``--serve``."""
+    host, _, port = text.rpartition(":")
+    if not port.isdigit():
+        raise CliError(f"--serve {text!r}: expected [HOST:]PORT, e.g. 8000 or 0.0.0.0:8000")
+    return host.strip("[]") or "127.0.0.1", int(port)
+
+
+def _serve_board(args: argparse.Namespace) -> int:
+    from arena.board.app import board_server
+
+    specs = [parse_brain(text) for text in args.brains] or default_roster()
+    records, _, _ = _load_records(args.open, args.rule) if args.open else ([], None, None)
+    server = board_server(specs, host=args.host, port=args.port, games=records,
+                          psq_rule=args.rule)
+    print(f"arena: the board is at {server.url} (Ctrl-C stops it)", file=sys.stderr,
+          flush=True)
+    server.run()
+    return 0
+
+
 def _rate(args: argparse.Namespace) -> int:
     import json
 
     records, names, sprt = _load_records(args.paths, args.rule)
+    if args.serve:
+        return _serve_rate(args)
     report = build_report(records, names, sprt)
     print(json.dumps(report.to_json(), indent=2) if args.json else report.render())
+    return 0
+
+
+def _serve_rate(args: argparse.Namespace) -> int:
+    from arena.board.app import board_server
+    from arena.board.runview import RunView
+
+    host, port = _address(args.serve)
+    run = RunDir(args.paths[0]) if len(args.paths) == 1 else None
+    roster: list[BrainSpec] = []
+    names: list[str] | None = None
+    if run is not None and run.exists():
+        config = TournamentConfig.from_dict(run.load_config()[0])
+        roster, names = list(config.brains), run.load_config()[1]
+    view = RunView(lambda: _load_records(args.paths, args.rule), " ".join(args.paths),
+                   run if run is not None and run.exists() else None)
+    server = board_server(roster, host=host, port=port, run=view, names=names,
+                          psq_rule=args.rule)
+    print(f"arena: the standings are at {server.url} (Ctrl-C stops it)", file=sys.stderr,
+          flush=True)
+    server.run()
     return 0
 
 
@@ -390,10 +494,10 @@ def _check(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the exit status (0 ok, 1 error or failed check, 130 Ctrl-C)."""
     args = _parser().parse_args(argv)
-    handlers = {"run": _run, "rate": _rate, "check": _check}
+    handlers = {"run": _run, "rate": _rate, "check": _check, "board": _serve_board}
     try:
         return handlers[args.command](args)
     except (CliError, BrainSpecError, TournamentError, RunDirError, OpeningFileError,
-            RecordFormatError, UnsupportedRuleError, OSError) as exc:
+            RecordFormatError, UnsupportedRuleError, BoardMissing, OSError) as exc:
         print(f"arena: error: {exc}", file=sys.stderr)
         return 1

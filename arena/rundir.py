@@ -195,7 +195,10 @@ class RunDir:
         stem.with_suffix(".sgf").write_text(write_sgf(record), encoding="utf-8")
 
     def event(self, event: str, **fields: Any) -> None:
-        """Append one event line to ``events.jsonl`` (flushed, not fsynced)."""
+        """Append one event line to ``events.jsonl`` (flushed, not fsynced).
+
+        A ``t`` among ``fields`` (an event that happened elsewhere, as the moves of a game
+        played on a cluster node) replaces the time of writing."""
         line = json.dumps({"t": datetime.now(UTC).isoformat(timespec="microseconds"),
                            "event": event, **fields}, ensure_ascii=False)
         with self._lock, self.events_path.open("a", encoding="utf-8") as f:

@@ -16,6 +16,10 @@ brains; those games are not recorded and are played again on resume.
 Brain processes: a fresh pair of processes per game by default (as Piskvork and
 GomocupJudge), or, with ``reuse``, each worker keeps its processes and sends ``START``
 again for the next game (as c-gomoku-cli); a brain that failed is replaced.
+
+With :attr:`RunOptions.cluster` (a :class:`GameVenue`, :class:`arena.cluster.RayVenue`) each
+game is played elsewhere and only its record comes back; this process stays the single
+writer of the run directory, so scheduling, SPRT and resume are the same.
 """
 
 from __future__ import annotations
@@ -23,10 +27,17 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from arena.brainspec import BrainSpec, BrainSpecError, unique_names
-from arena.game import GameAborted, GameSettings, TimeControl, opening_board, play_game
+from arena.game import (
+    GameAborted,
+    GameSettings,
+    Observer,
+    TimeControl,
+    opening_board,
+    play_game,
+)
 from arena.progress import Progress
 from arena.records import GameRecord
 from arena.report import Report, build_report
@@ -38,7 +49,15 @@ from brain.game.rules import Rule
 from brain.game.symmetry import Symmetry
 from protocol.client import BrainError, BrainProcess, BrainTimeout
 
-__all__ = ["RunOptions", "Tournament", "TournamentConfig", "TournamentError", "probe_names"]
+__all__ = [
+    "GameVenue",
+    "RunOptions",
+    "Tournament",
+    "TournamentConfig",
+    "TournamentError",
+    "probe_names",
+    "spawn_brain",
+]
 
 
 class TournamentError(ValueError):
@@ -177,14 +196,40 @@ class TournamentConfig:
             raise TournamentError(f"invalid saved configuration: {exc}") from None
 
 
+class GameVenue(Protocol):
+    """Somewhere else to play the games of a run: :class:`arena.cluster.RayVenue`."""
+
+    def check(self, brains: Sequence[BrainSpec], names: Sequence[str]) -> None:
+        """Make sure every brain can be started where games will be played.
+
+        :raises TournamentError: saying which brain is missing where.
+        """
+        ...
+
+    def play(self, black: BrainSpec, white: BrainSpec, names: tuple[str, str], *,
+             game_id: int, opening: Opening, settings: GameSettings, tags: dict[str, str],
+             out: RunDir, transcripts: bool, observer: Observer,
+             stop: threading.Event) -> GameRecord:
+        """Play one game and write its brains' logs into ``out``; the record is not yet
+        written. Events of the game reach ``observer``.
+
+        :raises GameAborted: ``stop`` was set.
+        """
+        ...
+
+
 @dataclass(frozen=True)
 class RunOptions:
-    """How a run is executed; may differ between sessions of one run."""
+    """How a run is executed; may differ between sessions of one run.
+
+    :ivar cluster: play every game there instead of in this process.
+    """
 
     concurrency: int = 1
     progress: bool = False
     transcripts: bool = False
     about_timeout_s: float = 3.0
+    cluster: GameVenue | None = None
 
 
 def probe_names(specs: Sequence[BrainSpec], about_timeout_s: float = 3.0) -> list[str]:
@@ -223,6 +268,22 @@ def probe_names(specs: Sequence[BrainSpec], about_timeout_s: float = 3.0) -> lis
     return unique_names([n or s.fallback_name() for n, s in zip(names, specs, strict=True)])
 
 
+def spawn_brain(spec: BrainSpec, name: str, out: RunDir, game_id: int,
+                settings: GameSettings, transcripts: bool) -> BrainProcess:
+    """Start ``spec`` for game ``game_id``: its stderr (unless merged) and transcript go to
+    ``out``'s log files.
+
+    :raises BrainError: the process cannot be started.
+    """
+    merged = settings.merge_stderr
+    return BrainProcess.spawn(
+        spec.argv(), cwd=spec.cwd, name=name,
+        stderr_path=None if merged else out.log_path(game_id, name, "stderr"),
+        merge_stderr=merged,
+        transcript=out.log_path(game_id, name, "io") if transcripts else None,
+    )
+
+
 class _PooledPlayer:
     """A :class:`arena.game.Player`: one brain of one game, spawned fresh or taken from
     the worker's ``pool`` of reusable processes."""
@@ -241,16 +302,8 @@ class _PooledPlayer:
         t = self._tournament
         brain = self._pool.pop(self._index, None)
         if brain is None or not brain.alive:
-            out = t.out
-            merged = t.config.settings.merge_stderr
-            brain = BrainProcess.spawn(
-                self._spec.argv(), cwd=self._spec.cwd, name=self.name,
-                stderr_path=None if merged else out.log_path(self._game_id, self.name,
-                                                             "stderr"),
-                merge_stderr=merged,
-                transcript=(out.log_path(self._game_id, self.name, "io")
-                            if t.options.transcripts else None),
-            )
+            brain = spawn_brain(self._spec, self.name, t.out, self._game_id,
+                                t.config.settings, t.options.transcripts)
         t.track(brain, active=True)
         return brain
 
@@ -261,6 +314,16 @@ class _PooledPlayer:
             self._pool[self._index] = brain
         else:
             brain.close()
+
+
+def _check_venue(config: TournamentConfig, names: Sequence[str], options: RunOptions) -> None:
+    if options.cluster is None:
+        return
+    if config.reuse:
+        raise TournamentError("this run keeps brain processes between games (--reuse), which "
+                              "lives in one arena process; on a cluster every game is a task "
+                              "with fresh brains: run it without --reuse (in a new --out)")
+    options.cluster.check(config.brains, names)
 
 
 class Tournament:
@@ -295,11 +358,14 @@ class Tournament:
         """
         config.validate()
         data = config.to_dict()
-        if out.exists():
+        resumed = out.exists()
+        if resumed:
             names = out.check_same(data, growable=("pairs_per_pairing",))
             probe_names(config.brains, options.about_timeout_s)  # still launchable?
         else:
             names = probe_names(config.brains, options.about_timeout_s)
+        _check_venue(config, names, options)
+        if not resumed:
             out.create(data, names)
         return cls(config, out, names, options)
 
@@ -310,6 +376,7 @@ class Tournament:
         config = TournamentConfig.from_dict(data)
         config.validate()
         probe_names(config.brains, options.about_timeout_s)
+        _check_venue(config, names, options)
         return cls(config, out, names, options)
 
     # -- state -------------------------------------------------------------------------------
@@ -447,6 +514,12 @@ class Tournament:
             self.out.event(kind, game=game_id, **data)
 
         try:
+            if self.options.cluster is not None:
+                return self.options.cluster.play(
+                    self.config.brains[black], self.config.brains[white],
+                    (self.names[black], self.names[white]), game_id=game_id, opening=opening,
+                    settings=self.config.settings, tags=tags, out=self.out,
+                    transcripts=self.options.transcripts, observer=observe, stop=self._abort)
             return play_game(_PooledPlayer(self, pool, black, game_id),
                              _PooledPlayer(self, pool, white, game_id), opening,
                              self.config.settings, tags=tags, observer=observe,

@@ -20,7 +20,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("brain", "protocol", "arena")
 #: Modules that import nothing of the project and serve every layer and the arena.
-BASE = ("brain", "brain.resources", "brain.catalog")
+BASE = ("brain", "brain.resources", "brain.catalog", "brain.cluster")
 
 
 def module_name(path: Path) -> str:

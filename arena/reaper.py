@@ -1,0 +1,78 @@
+"""``python -m arena.reaper``: ends the brains of a process that died without ending them.
+
+A cluster node plays games in a Ray worker process, which starts every brain in a session of
+its own (:class:`protocol.client.BrainProcess`). If the worker is killed (``ray.cancel``, a
+node shutting down, the out-of-memory killer, a test), nothing would end those brains, and a
+brain frozen with SIGSTOP between its moves would never even see its pipes close. So the
+worker starts one reaper (:class:`Reaper`) with a pipe on its stdin and tells it each
+brain's session as it starts (``+SID``) and ends (``-SID``). End of input means the worker
+is gone: the reaper kills every session still listed, then exits.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import threading
+
+from protocol.client import session_pids
+
+__all__ = ["Reaper", "kill_session", "main"]
+
+
+def kill_session(session_id: int) -> None:
+    """SIGKILL every process of session ``session_id`` (frozen ones included)."""
+    with contextlib.suppress(OSError):
+        os.killpg(session_id, signal.SIGKILL)
+    with contextlib.suppress(OSError):
+        for pid in session_pids(session_id):
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+
+
+class Reaper:
+    """The reaper process of this process; :meth:`watch` and :meth:`forget` sessions."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._process: subprocess.Popen[bytes] | None = None
+
+    def _send(self, line: str) -> None:
+        with self._lock:
+            if self._process is None or self._process.poll() is not None:
+                self._process = subprocess.Popen(
+                    [sys.executable, "-m", "arena.reaper"], stdin=subprocess.PIPE,
+                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                    start_new_session=True)  # outlives a kill of this process's group
+            assert self._process.stdin is not None
+            self._process.stdin.write(line.encode() + b"\n")
+            self._process.stdin.flush()
+
+    def watch(self, session_id: int) -> None:
+        """Kill session ``session_id`` if this process dies before :meth:`forget`."""
+        self._send(f"+{session_id}")
+
+    def forget(self, session_id: int) -> None:
+        """Session ``session_id`` was ended here."""
+        self._send(f"-{session_id}")
+
+
+def main() -> int:
+    """Read ``+SID``/``-SID`` lines until end of input, then kill the sessions left."""
+    sessions: set[int] = set()
+    for line in sys.stdin:
+        text = line.strip()
+        if text[:1] == "+":
+            sessions.add(int(text[1:]))
+        elif text[:1] == "-":
+            sessions.discard(int(text[1:]))
+    for session_id in sessions:
+        kill_session(session_id)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,123 @@
+"""Connecting to a Ray cluster, for the arena (games as tasks) and the trainer (self-play).
+
+Ray is an optional dependency: ``pip install -e ".[cluster]"`` installs the version
+:data:`RAY_REQUIREMENT` pins, on the driver and on every node. :func:`connect` takes an
+ADDRESS as the ``--cluster`` options do:
+
+``local``
+    a Ray runtime started in this process, on this machine's CPUs, ended on
+    :meth:`RayConnection.close` (no ``ray start`` needed);
+``auto``
+    the cluster this machine joined with ``ray start``;
+``ray://HOST:PORT``
+    Ray Client to the head of a remote cluster (its client server, port 10001 by default);
+``HOST:PORT``
+    the head's GCS address, as ``ray start --head`` prints it (the driver must be on a
+    node of the cluster's network).
+
+The job ships the project: when this module runs from a checkout (``pyproject.toml`` beside
+the ``brain`` package), the checkout is the job's Ray ``working_dir``, less what
+``.gitignore`` leaves out (virtual environments, run folders), so every node runs the
+driver's code and weights, not whatever version it has installed. Numpy (the project's own
+dependencies) and Ray must be installed on the nodes.
+
+This module imports nothing of the project: the arena and the trainer both use it.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+
+__all__ = ["RAY_REQUIREMENT", "ClusterUnavailable", "RayConnection", "connect", "import_ray"]
+
+#: What the ``cluster`` extra installs (Ray with its client, for ``ray://`` addresses).
+RAY_REQUIREMENT = "ray[client]==2.60.0"
+#: Object store of a ``local`` runtime: games and weights are small objects.
+LOCAL_OBJECT_STORE_BYTES = 256 * 2**20
+#: Left out of the shipped checkout besides what ``.gitignore`` names.
+SHIP_EXCLUDES = ("arena-runs", "runs", "**/__pycache__")
+
+_CHECKOUT = Path(__file__).resolve().parent.parent
+
+
+class ClusterUnavailable(RuntimeError):
+    """Ray is missing, or the cluster cannot be reached (the message says what to do)."""
+
+
+def import_ray() -> ModuleType:
+    """The ``ray`` module.
+
+    :raises ClusterUnavailable: Ray is not installed, saying how to install it.
+    """
+    try:
+        import ray
+    except ImportError:
+        raise ClusterUnavailable(
+            "--cluster needs Ray, an optional extra: run 'pip install -e \".[cluster]\"' in "
+            f"the checkout (it installs {RAY_REQUIREMENT}), on this machine and on every "
+            "node") from None
+    return ray
+
+
+def project_dir() -> Path | None:
+    """The checkout to ship with a job, or ``None`` when the project runs installed (its
+    nodes then need the same version installed)."""
+    return _CHECKOUT if (_CHECKOUT / "pyproject.toml").is_file() else None
+
+
+@dataclass
+class RayConnection:
+    """This process's connection to a cluster.
+
+    :ivar address: what another driver on this machine passes to :func:`connect` to use
+        the same cluster (for ``local``, the runtime's GCS address).
+    :ivar owned: whether :meth:`close` ends the connection (false when Ray was already
+        initialised in this process by someone else).
+    """
+
+    address: str
+    owned: bool
+
+    def close(self) -> None:
+        """Disconnect (and stop a ``local`` runtime)."""
+        if self.owned:
+            import_ray().shutdown()
+            self.owned = False
+
+    def __enter__(self) -> RayConnection:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def connect(address: str) -> RayConnection:
+    """Connect this process to the cluster at ``address`` (see the module docstring).
+
+    :raises ClusterUnavailable: Ray is not installed, or the cluster does not answer.
+    """
+    ray = import_ray()
+    if ray.is_initialized():
+        return RayConnection(ray.get_runtime_context().gcs_address, owned=False)
+    runtime_env: dict[str, object] = {}
+    checkout = project_dir()
+    if checkout is not None:
+        runtime_env = {"working_dir": str(checkout), "excludes": list(SHIP_EXCLUDES)}
+    options: dict[str, object] = {"runtime_env": runtime_env, "logging_level": logging.WARNING}
+    if address == "local":
+        options.update(include_dashboard=False, object_store_memory=LOCAL_OBJECT_STORE_BYTES)
+        target = None
+    else:
+        target = address
+    try:
+        ray.init(address=target, **options)
+    except (ConnectionError, RuntimeError, ValueError) as exc:
+        raise ClusterUnavailable(
+            f"cannot connect to the Ray cluster at {address!r}: {exc}\nStart one with "
+            "'ray start --head' (see docs/cluster.md), or use --cluster local") from None
+    if address.startswith("ray://"):
+        return RayConnection(address, owned=True)
+    return RayConnection(ray.get_runtime_context().gcs_address, owned=True)

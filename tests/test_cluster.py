@@ -1,0 +1,211 @@
+"""Arena runs on a real Ray cluster on this machine: a head and a worker node (processes of
+``ray.cluster_utils.Cluster``), games played as tasks with shipped brains, workers, nodes
+and the driver killed in the middle."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import ray
+from ray.cluster_utils import Cluster
+
+from arena.cli import main as arena_main
+
+ROOT = Path(__file__).resolve().parents[1]
+FAULTY = Path(__file__).parent / "brains" / "faulty.py"
+NODE = {"object_store_memory": 100 * 2**20}
+#: The title of a Ray worker playing a game.
+GAME_TASK = "ray::_play_on_node"
+
+
+def _processes() -> dict[int, tuple[int, str]]:
+    """pid -> (parent pid, command line) of every process."""
+    found = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            args = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        found[int(entry.name)] = (int(stat[stat.rfind(")") + 2:].split()[1]), args)
+    return found
+
+
+def _shipped_brains(task: str = "") -> dict[int, int]:
+    """pid -> parent pid of the brains started from a node's cache of shipped files (by
+    a worker running ``task``, when given)."""
+    processes = _processes()
+    return {pid: parent for pid, (parent, args) in processes.items()
+            if "arena-shipped" in args and "faulty.py" in args
+            and task in processes.get(parent, (0, ""))[1]}
+
+
+def _brain_on_node(raylet: int) -> bool:
+    """Whether a brain runs in a worker of the node whose raylet is ``raylet``."""
+    processes = _processes()
+    return any(processes.get(worker, (0, ""))[0] == raylet
+               for worker in _shipped_brains(GAME_TASK).values())
+
+
+def _wait_until(condition: object, seconds: float, what: str) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():  # type: ignore[operator]
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.05)
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[Cluster]:
+    """A head (1 CPU) and a worker node (2 CPUs); shut down, processes checked gone."""
+    made = Cluster(initialize_head=True,
+                   head_node_args={"num_cpus": 1, "include_dashboard": False, **NODE})
+    made.add_node(num_cpus=2, **NODE)
+    made.wait_for_nodes()
+    session = made.head_node.get_session_dir_path()
+    try:
+        yield made
+    finally:
+        made.shutdown()
+        _wait_until(lambda: not any(session in a for _, a in _processes().values()), 30,
+                    "the cluster's processes to exit")
+        _wait_until(lambda: not _shipped_brains(), 10, "every brain to exit")
+
+
+def _games(out: Path) -> list[dict]:
+    path = out / "games.jsonl"
+    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+
+
+def _events(out: Path) -> list[dict]:
+    return [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()]
+
+
+def _play(record: dict) -> tuple:
+    """What a game was: everything but its clock times."""
+    return (record["black"], record["white"], [m[:2] for m in record["moves"]],
+            record["result"], record["reason"], record["tags"])
+
+
+def test_a_match_on_the_cluster_gives_the_records_of_a_local_run(
+        cluster: Cluster, tmp_path: Path) -> None:
+    command = ["run", "builtin:heuristic", "builtin:alphabeta:1", "--pairs", "3",
+               "--random-openings", "3", "--seed", "5", "--tc", "10000", "--no-progress"]
+    assert arena_main([*command, "--out", str(tmp_path / "local")]) == 0
+    assert arena_main([*command, "--out", str(tmp_path / "ray"),
+                       "--cluster", cluster.address]) == 0
+    assert not ray.is_initialized()  # the arena disconnected
+    local, remote = _games(tmp_path / "local"), _games(tmp_path / "ray")
+    assert len(local) == 6
+    key = lambda r: int(r["tags"]["game"])  # noqa: E731
+    assert [_play(r) for r in sorted(local, key=key)] == [_play(r) for r in
+                                                           sorted(remote, key=key)]
+    for name in ("results.json",):
+        assert (json.loads((tmp_path / "local" / name).read_text())
+                == json.loads((tmp_path / "ray" / name).read_text()))
+    assert (sorted(p.name for p in (tmp_path / "local" / "games").iterdir())
+            == sorted(p.name for p in (tmp_path / "ray" / "games").iterdir()))
+    events = _events(tmp_path / "ray")
+    placed = [e for e in events if e["event"] == "game_node"]
+    assert sorted(e["game"] for e in placed) == list(range(6))
+    moves = [e for e in events if e["event"] == "move"]
+    assert len(moves) == sum(len(r["moves"]) - r["opening_length"] for r in remote)
+    start = next(e for e in events if e["event"] == "run_start")
+    assert start["concurrency"] == 3  # the cluster's 3 CPUs, one per game
+
+
+def _run_command(cluster: Cluster, out: Path, pairs: int, think: float) -> list[str]:
+    return [sys.executable, "-m", "arena", "run", f"{FAULTY} --think {think}", str(FAULTY),
+            "--name", "1=slow", "--name", "2=fast", "--pairs", str(pairs),
+            "--random-openings", "4", "--no-progress", "--out", str(out),
+            "--cluster", cluster.address]
+
+
+def _assert_every_game_once(out: Path, pairs: int) -> list[dict]:
+    games = _games(out)
+    assert sorted(int(g["tags"]["game"]) for g in games) == list(range(2 * pairs))
+    assert _events(out)[-1]["event"] == "run_end"
+    assert _events(out)[-1]["reason"] == "complete"
+    return games
+
+
+def test_games_of_a_killed_worker_and_a_killed_node_are_played_again(
+        cluster: Cluster, tmp_path: Path) -> None:
+    extra = cluster.add_node(num_cpus=2, **NODE)
+    cluster.wait_for_nodes()
+    extra_raylet = extra.all_processes["raylet"][0].process.pid
+    out = tmp_path / "run"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    driver = subprocess.Popen(_run_command(cluster, out, 8, 0.3), cwd=ROOT, env=env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        # A worker process playing a game, killed as the OOM killer would.
+        _wait_until(lambda: len(_shipped_brains(GAME_TASK)) >= 2, 60, "games to start")
+        worker = next(iter(_shipped_brains(GAME_TASK).values()))
+        os.kill(worker, signal.SIGKILL)
+        # Then the extra node, while it plays a game.
+        _wait_until(lambda: _brain_on_node(extra_raylet), 60, "a game on the extra node")
+        cluster.remove_node(extra, allow_graceful=False)
+        _, errors = driver.communicate(timeout=120)
+    finally:
+        driver.kill()
+    assert driver.returncode == 0, errors
+    _assert_every_game_once(out, 8)
+    replayed = [e for e in _events(out) if e["event"] == "game_replayed"]
+    assert len(replayed) >= 2, replayed  # the worker's game and the node's game(s)
+    _wait_until(lambda: not _shipped_brains(), 10, "the dead worker's brains to be killed")
+
+
+def test_a_driver_killed_outright_resumes_with_the_same_command(
+        cluster: Cluster, tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    command = _run_command(cluster, out, 6, 0.02)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    driver = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
+    _wait_until(lambda: len(_games(out)) >= 3, 60, "three games")
+    driver.send_signal(signal.SIGKILL)
+    driver.wait()
+    before = (out / "games.jsonl").read_text().splitlines()
+    assert 3 <= len(before) < 12, "the driver was not killed mid-run"
+    # Ray ends the dead driver's tasks; their brains go with them.
+    _wait_until(lambda: not _shipped_brains(), 30, "the dead driver's brains to be killed")
+
+    finished = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True,
+                              timeout=120)
+    assert finished.returncode == 0, finished.stderr
+    after = (out / "games.jsonl").read_text().splitlines()
+    assert after[: len(before)] == before  # nothing finished was lost or rewritten
+    _assert_every_game_once(out, 6)
+
+
+def test_a_brain_missing_on_the_nodes_is_named(cluster: Cluster, tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    # A program this machine has but the nodes do not: the driver's PATH has it, the
+    # nodes (started before it existed) do not.
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    program = folder / "pbrain-only-here"
+    program.write_text(f"#!/bin/sh\nexec {sys.executable} {FAULTY}\n")
+    program.chmod(0o755)
+    path = os.environ["PATH"]
+    os.environ["PATH"] = f"{folder}{os.pathsep}{path}"
+    try:
+        status = arena_main(["run", "pbrain-only-here", str(FAULTY), "--pairs", "1",
+                             "--out", str(tmp_path / "run"), "--cluster", cluster.address])
+    finally:
+        os.environ["PATH"] = path
+    error = capsys.readouterr().err
+    assert status == 1
+    assert "cannot be started on every node" in error and "pbrain-only-here" in error
+    assert error.count("(node ") >= 2  # every node is named (head and worker)
+    assert not (tmp_path / "run" / "config.json").exists()
