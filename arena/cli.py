@@ -40,6 +40,7 @@ from brain.resources import shared_data_dir
 
 if TYPE_CHECKING:
     from arena.board.server import BoardServer
+    from arena.cluster import RayVenue
 
 __all__ = ["main"]
 
@@ -175,6 +176,12 @@ def _parser() -> argparse.ArgumentParser:
                      help="live progress line on stderr (default: when stderr is a terminal)")
     exe.add_argument("--transcripts", action="store_true",
                      help="save every brain's full I/O in DIR/logs")
+    exe.add_argument("--cluster", metavar="ADDRESS",
+                     help="play every game as a task on a Ray cluster (docs/cluster.md): "
+                          "'local' (a Ray runtime started here), 'auto' (the cluster this "
+                          "machine joined with 'ray start'), ray://HOST:PORT or HOST:PORT "
+                          "(its head); -j defaults to the cluster's CPUs per game. Needs "
+                          "pip install -e \".[cluster]\"")
     exe.add_argument("--serve", metavar="[HOST:]PORT",
                      help="follow the run on the web board's tournament page at "
                           "http://HOST:PORT/ (HOST default 127.0.0.1); the page stays up "
@@ -334,11 +341,27 @@ def _interrupt(signum: int, frame: object) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    if args.cluster is None:
+        return _play_run(args, None)
+    from arena.cluster import RayVenue
+    from brain.cluster import ClusterUnavailable
+
+    try:
+        venue = RayVenue.connect(args.cluster)
+    except ClusterUnavailable as exc:
+        raise CliError(str(exc)) from None
+    try:
+        return _play_run(args, venue)
+    finally:
+        venue.close()
+
+
+def _play_run(args: argparse.Namespace, cluster: RayVenue | None) -> int:
     default_run = not args.brains
     options = RunOptions(
         concurrency=args.concurrency or (2 if default_run else 1),
         progress=sys.stderr.isatty() if args.progress is None else args.progress,
-        transcripts=args.transcripts,
+        transcripts=args.transcripts, cluster=cluster,
     )
     if options.concurrency < 1:
         raise CliError(f"--concurrency {options.concurrency}: must be at least 1")
@@ -351,6 +374,9 @@ def _run(args: argparse.Namespace) -> int:
         out = RunDir(args.out or Path("arena-runs") / datetime.now().strftime("%Y%m%d-%H%M%S"))
         tournament = Tournament.open(_config(args), out, options)
     config = tournament.config
+    if cluster is not None and args.concurrency is None:
+        options = tournament.options = replace(options,
+                                               concurrency=cluster.slots(config.settings))
     print(f"arena: {len(config.brains)} brains ({', '.join(tournament.names)}), "
           f"{len(tournament.schedule)} pairs, {config.settings.width}x"
           f"{config.settings.height} rule {int(config.settings.rule)}, "
@@ -391,8 +417,6 @@ def _run_server(args: argparse.Namespace, tournament: Tournament) -> BoardServer
     server.start()
     print(f"arena: follow the run at {server.url}", file=sys.stderr, flush=True)
     return server
-
-
 
 
 def _load_records(paths: Sequence[str], rule: int) -> tuple[list[GameRecord], list[str] | None,
