@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from brain import __version__
+from brain.analysis import SearchReporter
 from brain.engine import Engine
 from brain.eval.heuristic import choose_move as quick_move
 from brain.game.board import MAX_SIZE, MIN_SIZE, Board, Color, IllegalMoveError
@@ -79,6 +80,8 @@ class Session:
         #: describes that move.
         self._searched = False
         self._about = {"name": engine.name, "version": __version__, "author": author}
+        #: The search reports a manager asked for (INFO show_detail / show_analysis).
+        self.reports = SearchReporter(self.write)
         if country:
             self._about["country"] = country
 
@@ -187,6 +190,8 @@ class Session:
     def _info(self, key: str, value: str, command: cmd.Info) -> None:
         # INFO is never answered: a problem is reported at the next move request.
         try:
+            if self.reports.configure(key, value):
+                return
             if key in ("timeout_turn", "timeout_match", "time_left", "max_memory"):
                 setattr(self.settings, key, command.as_int())
             elif key == "rule":
@@ -296,6 +301,7 @@ class Session:
 
         if self._worker is not None and self._worker.is_alive():
             self._worker.join(timeout=0.2)
+        self.reports.begin(self.engine)
         worker = threading.Thread(target=run, name="search", daemon=True)
         self._worker = worker
         worker.start()
@@ -341,6 +347,7 @@ class Session:
         if board.is_full():
             raise CommandRefused("the board is full: there is no move to play")
         move = self.think(received_at)
+        self.reports.end(self.engine, self._searched)
         board.play(move)
         summary = self.engine.summary() if self._searched else ""
         if summary:
@@ -373,6 +380,7 @@ class Session:
             self.write(replies.SWAP)
             return
         move = self.think(received_at)
+        self.reports.end(self.engine, self._searched)
         fresh.play(move)
         self.write(replies.format_move(*fresh.xy(move)))
 

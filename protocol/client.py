@@ -68,7 +68,7 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -392,6 +392,10 @@ class BrainProcess:
         self.stale_lines: list[str] = []
         self.dropped_lines = 0
         self.stderr_bytes = 0
+        #: Called with every stdout line as it arrives, from the reader thread and with
+        #: the pipe's lock held (keep it short: hand the line on): a live view of a
+        #: brain's MESSAGE lines while it thinks, such as the board's heat map.
+        self.listener: Callable[[str], None] | None = None
         #: Whether stderr shares the stdout pipe (every stray line then loses).
         self.merged_stderr = process.stderr is None
         self._readers = [
@@ -619,6 +623,8 @@ class BrainProcess:
                 self._output_ended = True
             for text in lines:
                 self._log("<", text)
+                if self.listener is not None:
+                    self.listener(text)
                 if len(self._buffer) >= MAX_PENDING_LINES:
                     self.dropped_lines += 1
                 else:

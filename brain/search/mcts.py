@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -149,6 +150,10 @@ class SearchInfo:
     pv: list[tuple[int, int]] = field(default_factory=list)
     proven: int = UNKNOWN
     source: str = "mcts"
+    #: Root moves, most visited first: ((x, y), visits, winrate or None if unvisited,
+    #: prior).
+    candidates: list[tuple[tuple[int, int], int, float | None, float]] = field(
+        default_factory=list)
 
 
 class Mcts:
@@ -171,6 +176,11 @@ class Mcts:
         self._root_history: list[tuple[int, Color]] = []
         self._nodes = 0
         self._rng = np.random.default_rng(self.config.seed)
+        #: Called from the searching thread with :attr:`info` filled in so far, every
+        #: :attr:`report_interval` seconds of playouts (a manager watching the search);
+        #: ``None``: never, at no cost.
+        self.reporter: Callable[[SearchInfo], None] | None = None
+        self.report_interval = 0.25
 
     def reset(self) -> None:
         """Forget the tree and solver results (a new game)."""
@@ -431,6 +441,7 @@ class Mcts:
         # reused tree's leader looked unbeatable after one batch and the search stopped
         # at a few playouts (a third of the moves of fast games).
         since = time.monotonic()
+        next_report = since + self.report_interval
         while root.proven == UNKNOWN and len(root.moves) > 0:
             if config.playouts is not None and playouts >= config.playouts:
                 break
@@ -443,15 +454,29 @@ class Mcts:
             self._evaluate_batch(batch)
             if playouts >= refuter.next_check:
                 refuter.check(playouts, deadline)
+            if self.reporter is not None and time.monotonic() >= next_report:
+                self._report(board, root, started, playouts, depths)
+                next_report = time.monotonic() + self.report_interval
             if (config.playouts is None and self._decided(
                     root, deadline, time.monotonic() - since - refuter.spent, playouts)
                     and not refuter.check(playouts, deadline, final=True)):
                 break
+        self._count(playouts, depths)
+        return refuter.cleared
+
+    def _count(self, playouts: int, depths: list[int]) -> None:
         self.info.playouts = playouts
         if depths:
             self.info.max_depth = max(depths)
             self.info.mean_depth = sum(depths) / len(depths)
-        return refuter.cleared
+
+    def _report(self, board: Board, root: Node, started: float, playouts: int,
+                depths: list[int]) -> None:
+        """Fill :attr:`info` with the search so far and hand it to :attr:`reporter`."""
+        assert self.reporter is not None
+        self._count(playouts, depths)
+        self._fill_info(board, root, started)
+        self.reporter(self.info)
 
     def _gather(self, board: Board, root: Node, depths: list[int]) -> list[tuple]:
         """Descend up to ``batch_size`` times; returns leaves waiting for evaluation."""
@@ -609,6 +634,13 @@ class Mcts:
             pv.append(board.xy(int(node.moves[best])))
             node = node.children[best]
         info.pv = pv
+        info.candidates = []
+        for i in np.argsort(-root.visits, kind="stable").tolist():
+            visits = int(root.visits[i])
+            rate = (root.value_sum[i] / visits + 1) / 2 if visits else None
+            info.candidates.append((board.xy(int(root.moves[i])), visits,
+                                    None if rate is None else float(rate),
+                                    float(root.priors[i])))
 
 
 class _Refuter:

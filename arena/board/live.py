@@ -1,0 +1,479 @@
+"""A game on the web board: a person and brains (or two brains) on one position.
+
+:class:`LiveGame` keeps the position (a :class:`brain.game.board.Board` under the game's
+rule), the seats (``human`` or a brain of the roster), the winrate history and the
+brains' processes. Brains are driven over the protocol only
+(:class:`protocol.client.BrainProcess`), each in its own process, all from one worker
+thread so that requests never overlap; every line a brain writes while it thinks is
+handed to the page at once (:attr:`BrainProcess.listener`): its ``MESSAGE ANALYSIS`` and
+``MESSAGE REALTIME`` reports (:mod:`protocol.analysis`) and its other messages.
+
+Every change is published as an event (a JSON-compatible dict) through ``publish``,
+which is called from any thread: ``state`` (the whole game), ``analysis``,
+``realtime``, ``message`` and ``error``. Methods are thread-safe and never block on a
+brain; they raise :class:`BoardRequestError` for a request the game cannot carry out
+(the message says why, and is shown to the person).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from arena.brainspec import BrainSpec
+from brain.game.board import MAX_SIZE, MIN_SIZE, Board, Color, IllegalMoveError
+from brain.game.forbidden import forbidden_kind
+from brain.game.referee import Ending, judge_move
+from brain.game.rules import Rule, UnsupportedRuleError
+from protocol.analysis import (
+    SHOW_ANALYSIS_KEY,
+    SHOW_DETAIL_KEY,
+    AnalysisReport,
+    parse_analysis,
+    parse_realtime,
+)
+from protocol.client import BrainError, BrainProcess
+from protocol.replies import MessageReply, parse_reply
+
+__all__ = ["HUMAN", "BoardRequestError", "LiveGame", "Setup", "report_json"]
+
+#: The seat value of a person.
+HUMAN = "human"
+#: Milliseconds between a brain's ANALYSIS reports on the board.
+REPORT_PERIOD_MS = 250
+#: Extra seconds a brain's move may take beyond the time per move before it loses.
+TOLERANCE_S = 3.0
+#: Seconds a brain gets to answer START.
+START_TIMEOUT_S = 15.0
+
+Publish = Callable[[dict[str, Any]], None]
+
+
+class BoardRequestError(ValueError):
+    """A request the game cannot carry out now (not your turn, an occupied square...)."""
+
+
+@dataclass(frozen=True)
+class Setup:
+    """A new game's settings.
+
+    :ivar black: ``"human"`` or the index of a brain in the roster (as a string).
+    :ivar moves: stones already on the board, in play order (black first).
+    """
+
+    width: int = 15
+    height: int = 15
+    rule: int = 0
+    turn_ms: int = 2000
+    black: str = HUMAN
+    white: str = "0"
+    moves: tuple[tuple[int, int], ...] = ()
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any], brains: int) -> Setup:
+        """The setup the page sent; raises :class:`BoardRequestError` for bad values."""
+        try:
+            setup = cls(
+                width=int(data.get("width", 15)), height=int(data.get("height", 15)),
+                rule=int(data.get("rule", 0)), turn_ms=int(data.get("turn_ms", 2000)),
+                black=str(data.get("black", HUMAN)), white=str(data.get("white", "0")),
+                moves=tuple((int(m[0]), int(m[1])) for m in data.get("moves", ())),
+            )
+            Rule.from_gomocup(setup.rule)
+        except (TypeError, ValueError, IndexError, UnsupportedRuleError) as exc:
+            raise BoardRequestError(f"bad game settings: {exc}") from None
+        for side in (setup.black, setup.white):
+            if side != HUMAN and not (side.isdigit() and int(side) < brains):
+                raise BoardRequestError(f"no brain {side!r}: choose human or a brain listed")
+        for value in (setup.width, setup.height):
+            if not MIN_SIZE <= value <= MAX_SIZE:
+                raise BoardRequestError(f"board size {value}: choose {MIN_SIZE} to {MAX_SIZE}")
+        if not 100 <= setup.turn_ms <= 600_000:
+            raise BoardRequestError("time per move: choose 100 ms to 600 s")
+        return setup
+
+
+def report_json(report: AnalysisReport) -> dict[str, Any]:
+    """An :class:`AnalysisReport` for the page."""
+    total = report.total_visits
+    return {
+        "done": report.done, "time_ms": report.time_ms, "playouts": report.playouts,
+        "nodes": report.nodes, "speed": report.speed, "depth": report.depth,
+        "seldepth": report.seldepth, "winrate": report.winrate,
+        "pv": [list(p) for p in report.pv],
+        "moves": [{"x": c.point.x, "y": c.point.y, "visits": c.visits,
+                   "share": c.visits / total if total else 0.0, "winrate": c.winrate,
+                   "prior": c.prior} for c in report.moves],
+    }
+
+
+@dataclass
+class _Seat:
+    """Who plays a colour (or analyses: the ``analyst`` seat), and its process."""
+
+    role: str
+    brain: int | None = None
+    process: BrainProcess | None = None
+    started: tuple[int, int, int, int] | None = None  # width, height, rule, turn_ms
+
+
+@dataclass
+class _Result:
+    winner: Color | None
+    text: str
+
+
+@dataclass
+class _Game:
+    setup: Setup
+    board: Board
+    moves: list[tuple[int, int]] = field(default_factory=list)
+    result: _Result | None = None
+    #: Black's winrate by ply (the number of stones when the brain thought).
+    winrates: dict[int, float] = field(default_factory=dict)
+
+
+class LiveGame:
+    """The board's one game (see the module docstring)."""
+
+    def __init__(self, roster: Sequence[BrainSpec], names: Sequence[str],
+                 publish: Publish) -> None:
+        self.roster = list(roster)
+        self.names = list(names)
+        self._publish = publish
+        self._lock = threading.RLock()
+        self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="board-brains")
+        self._seats = {"black": _Seat("black"), "white": _Seat("white"),
+                       "analyst": _Seat("analyst")}
+        #: Which seat is thinking (None: none), and the game generation it thinks for.
+        self._thinking: str | None = None
+        self._epoch = 0
+        self._game = self._fresh(Setup(black=HUMAN, white="0" if self.roster else HUMAN))
+        self._apply_seats(self._game.setup)
+
+    # -- requests ----------------------------------------------------------------------
+
+    def state(self) -> dict[str, Any]:
+        """The whole game as the page draws it."""
+        with self._lock:
+            game = self._game
+            setup = game.setup
+            board = game.board
+            forbidden: list[list[int]] = []
+            if game.result is None and board.rule.has_forbidden_moves \
+                    and board.to_move is Color.BLACK:
+                forbidden = [list(board.xy(int(c))) for c in board.empty_cells()
+                             if forbidden_kind(board, int(c)) is not None]
+            result = None if game.result is None else {
+                "winner": None if game.result.winner is None else game.result.winner.name.lower(),
+                "text": game.result.text}
+            return {
+                "type": "state", "width": setup.width, "height": setup.height,
+                "rule": setup.rule, "turn_ms": setup.turn_ms,
+                "moves": [list(m) for m in game.moves],
+                "to_move": board.to_move.name.lower(),
+                "seats": {"black": setup.black, "white": setup.white},
+                "brains": self.names, "thinking": self._thinking, "result": result,
+                "forbidden": forbidden,
+                "winrates": sorted([ply, rate] for ply, rate in game.winrates.items()),
+            }
+
+    def new_game(self, setup: Setup) -> None:
+        """Start ``setup``'s game (a thinking brain is stopped first)."""
+        game = self._fresh(setup)
+        with self._lock:
+            self._epoch += 1
+            self._interrupt()
+            self._game = game
+            self._apply_seats(setup)
+            for seat in self._seats.values():
+                seat.started = None  # START again: a new game for the brains too
+        self._changed()
+
+    def play(self, x: int, y: int) -> None:
+        """The person's move on ``(x, y)``.
+
+        :raises BoardRequestError: the game is over, a brain is to move or thinking, the
+            square is off the board or taken, or it is a renju foul for black.
+        """
+        with self._lock:
+            game = self._game
+            colour = game.board.to_move.name.lower()
+            if game.result is not None:
+                raise BoardRequestError("the game is over: start a new game or undo")
+            if self._thinking is not None or self._seat_of(colour) != HUMAN:
+                raise BoardRequestError("it is the brain's turn")
+            self._place(x, y, refuse_foul=True)
+        self._changed()
+
+    def undo(self) -> None:
+        """Take back the last move, and the brain's answer before it when a person plays
+        against a brain, so that it is the person's turn again (TAKEBACK to the brains)."""
+        with self._lock:
+            game = self._game
+            if self._thinking is not None:
+                self._epoch += 1
+                self._interrupt()
+            if not game.moves:
+                raise BoardRequestError("nothing to undo")
+            humans = {c for c in ("black", "white") if self._seat_of(c) == HUMAN}
+            taken = [self._take_last()]
+            while game.moves and humans and game.board.to_move.name.lower() not in humans:
+                taken.append(self._take_last())
+            self._epoch += 1
+            epoch = self._epoch
+        self._worker.submit(self._takeback, taken, epoch)
+        self._changed()
+
+    def swap(self) -> None:
+        """Exchange the seats (a person playing black now plays white, and so on)."""
+        with self._lock:
+            setup = self._game.setup
+            self._game.setup = Setup(setup.width, setup.height, setup.rule, setup.turn_ms,
+                                     black=setup.white, white=setup.black, moves=setup.moves)
+            self._epoch += 1
+            self._interrupt()
+            self._apply_seats(self._game.setup)
+        self._changed()
+
+    def analyse(self, brain: int, moves: Sequence[tuple[int, int]], width: int, height: int,
+                rule: int, turn_ms: int) -> None:
+        """Let ``brain`` think ``turn_ms`` on a position (the viewer's analysis); its
+        reports come as ``analysis`` events of the ``analyst`` seat, its move as a
+        ``realtime`` ``MOVE`` event. Nothing is played."""
+        if not 0 <= brain < len(self.roster):
+            raise BoardRequestError(f"no brain {brain}")
+        position = list(moves)
+        probe = Board(width, height, Rule.from_gomocup(rule))
+        try:
+            for x, y in position:
+                probe.play(probe.index(x, y))
+        except IllegalMoveError as exc:
+            raise BoardRequestError(f"bad position: {exc}") from None
+        with self._lock:
+            if self._thinking is not None:
+                raise BoardRequestError("a brain is thinking: wait for its move")
+            seat = self._seats["analyst"]
+            if seat.brain != brain:
+                self._close(seat)
+                seat.brain = brain
+            self._thinking = "analyst"
+            epoch = self._epoch
+        self._changed()
+        self._worker.submit(self._think, "analyst", position, (width, height, rule, turn_ms),
+                            epoch)
+
+    def close(self) -> None:
+        """End every brain process."""
+        with self._lock:
+            self._epoch += 1
+            for seat in self._seats.values():
+                self._close(seat)
+        self._worker.shutdown(wait=False, cancel_futures=True)
+
+    # -- the game ----------------------------------------------------------------------
+
+    def _fresh(self, setup: Setup) -> _Game:
+        board = Board(setup.width, setup.height, Rule.from_gomocup(setup.rule))
+        game = _Game(setup, board)
+        for x, y in setup.moves:
+            try:
+                verdict = judge_move(board, board.index(x, y), board.rule.move_limit)
+            except IllegalMoveError as exc:
+                raise BoardRequestError(f"bad starting position: {exc}") from None
+            game.moves.append((x, y))
+            if verdict is not None:
+                game.result = _Result(verdict.winner, verdict.describe())
+        return game
+
+    def _seat_of(self, colour: str) -> str:
+        setup = self._game.setup
+        return setup.black if colour == "black" else setup.white
+
+    def _apply_seats(self, setup: Setup) -> None:
+        """Point the colour seats at their brains (a process of another brain is ended)."""
+        for colour, side in (("black", setup.black), ("white", setup.white)):
+            seat = self._seats[colour]
+            wanted = None if side == HUMAN else int(side)
+            if seat.brain != wanted:
+                self._close(seat)
+                seat.brain = wanted
+
+    def _place(self, x: int, y: int, *, refuse_foul: bool) -> None:
+        """Play the side to move's stone (lock held) and judge it."""
+        game = self._game
+        board = game.board
+        try:
+            cell = board.index(x, y)
+        except IllegalMoveError as exc:
+            raise BoardRequestError(str(exc)) from None
+        if not board.is_empty(cell):
+            raise BoardRequestError(f"{x},{y} is taken")
+        if refuse_foul and board.to_move is Color.BLACK:
+            foul = forbidden_kind(board, cell)
+            if foul is not None:
+                raise BoardRequestError(f"{x},{y} is forbidden for black ({foul.value})")
+        verdict = judge_move(board, cell, board.rule.move_limit)
+        game.moves.append((x, y))
+        if verdict is not None:
+            text = verdict.describe()
+            if verdict.ending is Ending.FORBIDDEN:
+                text += f" at {x},{y}"
+            game.result = _Result(verdict.winner, text)
+
+    def _take_last(self) -> tuple[int, int]:
+        game = self._game
+        game.board.undo()
+        point = game.moves.pop()
+        game.result = None
+        game.winrates.pop(len(game.moves), None)
+        return point
+
+    def _changed(self) -> None:
+        """Let a brain to move think, and publish the state."""
+        with self._lock:
+            game = self._game
+            colour = game.board.to_move.name.lower()
+            think = (game.result is None and self._thinking is None
+                     and self._seat_of(colour) != HUMAN and not game.board.is_full())
+            if think:
+                self._thinking = colour
+                epoch = self._epoch
+                setup = game.setup
+                self._worker.submit(self._think, colour, list(game.moves),
+                                    (setup.width, setup.height, setup.rule, setup.turn_ms),
+                                    epoch)
+            self._publish(self.state())  # under the lock: states go out in order
+
+    def _interrupt(self) -> None:
+        """Stop a thinking brain (lock held): its process is ended, a new one starts at
+        its next move (the protocol has no portable way to cancel a move)."""
+        if self._thinking is not None:
+            seat = self._seats[self._thinking]
+            if seat.process is not None:
+                seat.process.kill()
+            self._thinking = None
+
+    # -- brains (worker thread) ----------------------------------------------------------
+
+    def _process(self, seat: _Seat, settings: tuple[int, int, int, int]) -> BrainProcess:
+        """The seat's brain, spawned and started for ``settings`` if not yet."""
+        if seat.process is not None and not seat.process.alive:
+            seat.process, seat.started = None, None
+        if seat.process is None:
+            assert seat.brain is not None
+            spec = self.roster[seat.brain]
+            process = BrainProcess.spawn(spec.argv(), cwd=spec.cwd, name=self.names[seat.brain])
+            process.listener = self._listener(seat.role)
+            seat.process = process
+        if seat.started != settings:
+            width, height, rule, turn_ms = settings
+            info = {SHOW_DETAIL_KEY: "1", SHOW_ANALYSIS_KEY: str(REPORT_PERIOD_MS)}
+            assert seat.brain is not None
+            info.update(dict(self.roster[seat.brain].info))
+            seat.process.start(width, height, rule=rule, timeout_turn_ms=turn_ms,
+                               timeout_match_ms=0, info=info, timeout=START_TIMEOUT_S)
+            seat.started = settings
+        return seat.process
+
+    def _think(self, role: str, moves: list[tuple[int, int]],
+               settings: tuple[int, int, int, int], epoch: int) -> None:
+        seat = self._seats[role]
+        try:
+            process = self._process(seat, settings)
+            reply = process.play(moves, timeout=settings[3] / 1000 + TOLERANCE_S)
+        except BrainError as exc:
+            self._brain_failed(role, epoch, exc)
+            return
+        except Exception as exc:  # a bug must not leave the board waiting forever
+            self._brain_failed(role, epoch, exc)
+            return
+        with self._lock:
+            if epoch != self._epoch:
+                return  # the game changed while it thought
+            self._thinking = None
+            if role == "analyst":
+                self._publish({"type": "realtime", "seat": role, "kind": "MOVE",
+                               "x": reply.point.x, "y": reply.point.y})
+                self._publish(self.state())
+                return
+            try:
+                self._place(reply.point.x, reply.point.y, refuse_foul=False)
+            except BoardRequestError as exc:
+                self._game.result = _Result(Color.WHITE if role == "black" else Color.BLACK,
+                                            f"{self.names[seat.brain or 0]} played an "
+                                            f"illegal move: {exc}")
+        self._changed()
+
+    def _brain_failed(self, role: str, epoch: int, error: Exception) -> None:
+        with self._lock:
+            if epoch != self._epoch:
+                return  # killed on purpose (new game, undo, swap)
+            self._thinking = None
+            seat = self._seats[role]
+            self._close(seat)
+            if role != "analyst":
+                loser = Color.BLACK if role == "black" else Color.WHITE
+                self._game.result = _Result(loser.opponent, f"{role} lost: {error}")
+            self._publish({"type": "error", "text": str(error)})
+            self._publish(self.state())
+
+    def _takeback(self, taken: list[tuple[int, int]], epoch: int) -> None:
+        """Tell the colour seats' brains about an undo (TAKEBACK; a brain that does not
+        know it gets the whole BOARD at its next move anyway)."""
+        for role in ("black", "white"):
+            process = self._seats[role].process
+            if process is None or not process.alive:
+                continue
+            for x, y in taken:
+                if epoch != self._epoch:
+                    return
+                with contextlib.suppress(BrainError):
+                    process.takeback(x, y)
+
+    def _listener(self, role: str) -> Callable[[str], None]:
+        """Hands a brain's report lines to the page as they arrive."""
+
+        def hear(line: str) -> None:
+            reply = parse_reply(line)
+            if not isinstance(reply, MessageReply):
+                return
+            try:
+                report = parse_analysis(reply.text)
+            except ValueError as exc:
+                self._publish({"type": "message", "seat": role, "text": f"{exc}"})
+                return
+            if report is not None:
+                self._analysed(role, report)
+                return
+            realtime = parse_realtime(reply.text)
+            if realtime is not None:
+                event: dict[str, Any] = {"type": "realtime", "seat": role,
+                                         "kind": realtime.kind}
+                if realtime.point is not None:
+                    event.update(x=realtime.point.x, y=realtime.point.y)
+                self._publish(event)
+                return
+            self._publish({"type": "message", "seat": role, "text": reply.text})
+
+        return hear
+
+    def _analysed(self, role: str, report: AnalysisReport) -> None:
+        with self._lock:
+            ply = len(self._game.moves)
+            if report.done and role in ("black", "white") and report.winrate is not None:
+                rate = report.winrate if role == "black" else 1.0 - report.winrate
+                self._game.winrates[ply] = rate
+        self._publish({"type": "analysis", "seat": role, "ply": ply,
+                       "report": report_json(report)})
+
+    @staticmethod
+    def _close(seat: _Seat) -> None:
+        if seat.process is not None:
+            process = seat.process
+            seat.process, seat.started = None, None
+            threading.Thread(target=process.close, daemon=True).start()
