@@ -70,6 +70,12 @@ def main(argv: list[str] | None = None) -> int:
         output(f"ERROR cannot open the log file {args.log_file}: {exc}")
         return 2
 
+    import logging
+
+    from brain.game.compiled import core_status
+
+    logging.getLogger("brain").info(core_status())
+
     from brain.engine import make_engine
     from brain.loop import main_loop
     from brain.resources import bundled_about

@@ -18,6 +18,7 @@ numpy. Run it on Windows to get ``pbrain-zero.exe`` (PyInstaller does not cross-
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import os
 import shutil
@@ -29,6 +30,8 @@ from pathlib import Path
 from brain import __version__
 from brain.eval.network import DEFAULT_WEIGHTS_NAME
 from brain.eval.patternmodel import DEFAULT_PATTERN_MODEL_NAME
+from brain.game.compiled import COMPILED_MODULES, core_status
+from brain.native import source_path
 from brain.resources import ABOUT_FILE
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -39,11 +42,36 @@ EXCLUDED_MODULES = (
     "doctest", "pytest", "pexpect", "tabulate", "arena", "setuptools", "pip",
     "ssl", "_ssl", "_hashlib", "asyncio", "multiprocessing", "email", "http", "xml",
     "xmlrpc", "sqlite3", "lzma", "_lzma", "bz2", "_bz2", "decimal", "_decimal", "curses",
-    "numpy.f2py", "numpy.testing", "numpy.distutils",
+    "numpy.f2py", "numpy.testing", "numpy.distutils", "Cython", "cython",
 )
 
-#: Modules imported from compiled code, which PyInstaller's analysis cannot see.
+#: Modules imported from compiled code, which PyInstaller's analysis cannot see (besides
+#: the imports of the compiled search core, :func:`hidden_imports`).
 HIDDEN_IMPORTS = ("secrets",)
+
+
+def hidden_imports() -> list[str]:
+    """:data:`HIDDEN_IMPORTS` and every module the compiled search core imports: the
+    build ships the C extensions, whose imports PyInstaller's analysis cannot read."""
+    names = set(HIDDEN_IMPORTS)
+    for module in COMPILED_MODULES:
+        tree = ast.parse(source_path(module).read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                names.add(node.module)
+    names.discard("cython")  # compiled away
+    names.discard("__future__")
+    return sorted(names)
+
+
+def require_compiled_core() -> None:
+    """Raise RuntimeError unless every module of the search core is compiled here (a
+    build with the Python modules would play several times slower)."""
+    status = core_status()
+    if "pure Python" in status:
+        raise RuntimeError(f"{status}: run pip install -e . with gcc before building")
 
 
 def executable_name() -> str:
@@ -76,7 +104,7 @@ def pyinstaller_args(mode: str, dist: Path, work: Path,
     ]
     for module in EXCLUDED_MODULES:
         args += ["--exclude-module", module]
-    for module in HIDDEN_IMPORTS:
+    for module in hidden_imports():
         args += ["--hidden-import", module]
     for path in weight_files():
         args += ["--add-data", f"{path}{os.pathsep}weights"]
@@ -102,6 +130,7 @@ def build(mode: str, dist: Path, work: Path, about: Path | None = None) -> Path:
     """Run PyInstaller; returns the built executable's path."""
     import PyInstaller.__main__
 
+    require_compiled_core()
     PyInstaller.__main__.run(pyinstaller_args(mode, dist, work, about))
     exe = dist / mode / (NAME if mode == "onedir" else "") / executable_name()
     if not exe.is_file():

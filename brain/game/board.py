@@ -6,6 +6,11 @@ board refreshes, for the cells on the four lines through the changed cell, their
 keys, their :class:`~brain.game.patterns.Pattern` in each direction for both colours and their
 combined :class:`~brain.game.patterns.Threat`, so "what would this move make?" is one array
 read.
+
+The module is written in Cython's pure-Python mode (see :mod:`brain.game.compiled`): the
+board keeps its state in numpy arrays, which the rest of the code reads, and the hot
+paths (:meth:`Board._update` and the cell queries) walk them as typed memoryviews in flat
+loops, which the compiled module runs as C.
 """
 
 from __future__ import annotations
@@ -16,10 +21,12 @@ import random
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+import cython
 import numpy as np
 
 from brain.game.patterns import (
     HALF,
+    PATTERN_COUNT,
     THREAT_WEIGHTS,
     WALL_CODE,
     Pattern,
@@ -62,36 +69,34 @@ class IllegalMoveError(ValueError):
 
 @dataclass(frozen=True)
 class _Geometry:
-    """Per-size precomputed index arrays shared by all boards of one size."""
+    """Per-size precomputed index arrays shared by all boards of one size, flat for the
+    typed loops: the line keys (``d * size + q``) that hold cell p are
+    ``touch_line[touch_start[p]:touch_start[p + 1]]``, with ``touch_unit`` the step a
+    black stone on p adds to each (the colour code in p's two-bit slot; white: twice
+    that); the cells whose threats those keys decide are
+    ``cell_list[cell_start[p]:cell_start[p + 1]]``."""
 
     width: int
     height: int
-    #: For each cell p: flat indices ``d * size + q`` of the (direction, cell) line keys
-    #: that hold p.
-    touched: tuple[np.ndarray, ...]
-    #: ``steps[color][p]``: what a ``color`` stone on p adds to each of those keys (the
-    #: colour code in p's two-bit slot); index 0 unused.
-    steps: tuple[tuple[np.ndarray, ...], ...]
-    #: For each cell p, indices into the flattened ``(3, 4 * size)`` pattern array and the
-    #: flattened ``(3, size)`` threat array of the cells whose keys hold p: shape (2, 4, n)
-    #: (both colours, four directions) and (2, n).
-    pattern_index: tuple[np.ndarray, ...]
-    threat_index: tuple[np.ndarray, ...]
+    touch_start: np.ndarray
+    touch_line: np.ndarray
+    touch_unit: np.ndarray
+    cell_start: np.ndarray
+    cell_list: np.ndarray
     #: Line keys of the empty board (off-board neighbours marked as walls).
     empty_keys: np.ndarray
 
 
 def _geometry(width: int, height: int) -> _Geometry:
     size = width * height
-    touched: list[np.ndarray] = []
-    units: list[np.ndarray] = []
-    pattern_index: list[np.ndarray] = []
-    threat_index: list[np.ndarray] = []
+    lines: list[int] = []
+    units: list[int] = []
+    touch_start = [0]
+    cells: list[int] = []
+    cell_start = [0]
     empty_keys = np.zeros(4 * size, dtype=np.uint32)
     for p in range(size):
         px, py = p % width, p // width
-        flat: list[int] = []
-        unit: list[int] = []
         for d, (dx, dy) in enumerate(DIRECTIONS):
             for offset in range(-HALF, HALF + 1):
                 if offset == 0:
@@ -99,32 +104,34 @@ def _geometry(width: int, height: int) -> _Geometry:
                 # The cell q sees p at ``offset`` along direction d.
                 qx, qy = px - offset * dx, py - offset * dy
                 if 0 <= qx < width and 0 <= qy < height:
-                    flat.append(d * size + qy * width + qx)
-                    unit.append(1 << (2 * key_slot(offset)))
+                    lines.append(d * size + qy * width + qx)
+                    units.append(1 << (2 * key_slot(offset)))
                 # The neighbour of p at ``offset`` may be off the board.
                 nx, ny = px + offset * dx, py + offset * dy
                 if not (0 <= nx < width and 0 <= ny < height):
                     empty_keys[d * size + p] |= WALL_CODE << (2 * key_slot(offset))
-        touched.append(np.array(flat, dtype=np.intp))
-        units.append(np.array(unit, dtype=np.uint32))
-        cells = np.unique(np.array(flat, dtype=np.intp) % size)
-        lines = np.arange(4)[:, None] * size + cells[None, :]
-        pattern_index.append(np.stack([color * 4 * size + lines for color in Color]))
-        threat_index.append(np.stack([color * size + cells for color in Color]))
-    steps = ((), *(tuple(unit * np.uint32(color) for unit in units) for color in Color))
-    return _Geometry(width, height, tuple(touched), steps, tuple(pattern_index),
-                     tuple(threat_index), empty_keys)
+        touch_start.append(len(lines))
+        cells.extend(sorted({line % size for line in lines[touch_start[-2]:]}))
+        cell_start.append(len(cells))
+    return _Geometry(width, height, np.array(touch_start, dtype=np.int32),
+                     np.array(lines, dtype=np.int32), np.array(units, dtype=np.uint32),
+                     np.array(cell_start, dtype=np.int32), np.array(cells, dtype=np.int32),
+                     empty_keys)
 
 
 @functools.cache
 def _colour_tables(rule: Rule) -> np.ndarray:
     """The line tables of both colours under ``rule``, indexed by colour (row 0 unused
-    so that a Color indexes directly); built once and shared by every board (3 MB)."""
+    so that a Color indexes directly); built once and shared by every board (3 MB).
+    Its ``base`` is the same memory, writable."""
     black = line_table(rule.line_rule(Color.BLACK), Color.BLACK)
     white = line_table(rule.line_rule(Color.WHITE), Color.WHITE)
     tables = np.stack([np.zeros_like(black), black, white])
-    tables.flags.writeable = False
-    return tables
+    # Read-only for every reader; the boards' typed views take the (never written)
+    # base array, as a typed memoryview needs a writable buffer.
+    shared = tables.view()
+    shared.flags.writeable = False
+    return shared
 
 
 _GEOMETRIES: dict[tuple[int, int], _Geometry] = {}
@@ -144,6 +151,15 @@ def _zobrist(size: int) -> tuple[list[int], list[int], list[int]]:
             [rng.getrandbits(64) for _ in range(size)])
 
 
+_OPPONENT = (None, Color.WHITE, Color.BLACK)
+_FIVE = cython.declare(cython.int, int(Threat.FIVE))
+#: :data:`~brain.game.patterns.THREAT_WEIGHTS` of directions 1 to 3.
+_W1 = cython.declare(cython.int, PATTERN_COUNT)
+_W2 = cython.declare(cython.int, PATTERN_COUNT**2)
+_W3 = cython.declare(cython.int, PATTERN_COUNT**3)
+
+
+@cython.cclass
 class Board:
     """A Gomoku board of ``width`` x ``height`` cells under one :class:`Rule`.
 
@@ -153,6 +169,44 @@ class Board:
     is legal to play and loses, which is the referee's business
     (:func:`brain.game.forbidden.is_forbidden`).
     """
+
+    width = cython.declare(cython.int, visibility="public")
+    height = cython.declare(cython.int, visibility="public")
+    size = cython.declare(cython.int, visibility="public")
+    rule = cython.declare(object, visibility="public")
+    #: The cell contents (0 empty, else the :class:`Color`).
+    cells = cython.declare(bytearray, visibility="public")
+    #: ``keys[d * size + q]``: the line key of cell q along direction d.
+    keys = cython.declare(object, visibility="public")
+    #: ``patterns[color, d * size + q]``: what ``color`` makes on q along direction d.
+    patterns = cython.declare(object, visibility="public")
+    #: ``threats[color, q]``: what ``color`` makes on q over the four lines.
+    threats = cython.declare(object, visibility="public")
+    history = cython.declare(list, visibility="public")
+    to_move = cython.declare(object, visibility="public")
+    hash = cython.declare(object, visibility="public")
+    stone_count = cython.declare(list, visibility="public")
+    _geo = cython.declare(object, visibility="readonly")
+    _zobrist = cython.declare(tuple, visibility="readonly")
+    _tables = cython.declare(object, visibility="readonly")
+    _threat_table = cython.declare(object, visibility="readonly")
+    _double_four = cython.declare(object, visibility="readonly")
+    #: All zeros between calls of :meth:`threats_after`, which lays a stone's key
+    #: steps out in it.
+    _key_steps = cython.declare(object, visibility="readonly")
+    # Typed views of the arrays above, for the flat loops.
+    _cells_v: cython.uchar[::1]
+    _keys_v: cython.uint[::1]
+    _steps_v: cython.uint[::1]
+    _patterns_v: cython.uchar[::1]
+    _threats_v: cython.uchar[::1]
+    _tables_v: cython.uchar[:, ::1]
+    _threat_table_v: cython.uchar[::1]
+    _touch_start: cython.int[::1]
+    _touch_line: cython.int[::1]
+    _touch_unit: cython.uint[::1]
+    _cell_start: cython.int[::1]
+    _cell_list: cython.int[::1]
 
     def __init__(self, width: int, height: int | None = None,
                  rule: Rule = Rule.FREESTYLE) -> None:
@@ -170,25 +224,41 @@ class Board:
         self._zobrist = _zobrist(self.size)
         self._tables = _colour_tables(rule)
         self._threat_table = threat_table()
-        self._direction_offsets = np.arange(4, dtype=np.intp)[:, None] * self.size
         self._double_four = double_four_table() if rule.has_forbidden_moves else None
+        self._shared_views()
         self.clear()
+
+    def _shared_views(self) -> None:
+        """Views of the arrays that boards of one size and rule share (read only)."""
+        geo = self._geo
+        self._tables_v = memoryview(self._tables.base)
+        self._threat_table_v = memoryview(self._threat_table)
+        self._touch_start = memoryview(geo.touch_start)
+        self._touch_line = memoryview(geo.touch_line)
+        self._touch_unit = memoryview(geo.touch_unit)
+        self._cell_start = memoryview(geo.cell_start)
+        self._cell_list = memoryview(geo.cell_list)
+
+    def _own_views(self) -> None:
+        """Views of this board's own arrays, which the flat loops read and write (Python
+        memoryviews: uncompiled, their items are plain ints, which do not overflow)."""
+        self._cells_v = memoryview(self.cells)
+        self._keys_v = memoryview(self.keys)
+        self._steps_v = memoryview(self._key_steps)
+        self._patterns_v = memoryview(self.patterns.reshape(-1))
+        self._threats_v = memoryview(self.threats.reshape(-1))
 
     def clear(self) -> None:
         """Remove every stone; black is to move."""
         self.cells = bytearray(self.size)
         self.keys = self._geo.empty_keys.copy()
-        #: ``patterns[color, d * size + q]``: what ``color`` makes on q along direction d.
         self.patterns = np.ascontiguousarray(self._tables[:, self.keys])
-        #: ``threats[color, q]``: what ``color`` makes on q over the four lines.
         self.threats = np.zeros((3, self.size), dtype=np.uint8)
         self.threats[1:] = self._threat_table[
             THREAT_WEIGHTS @ self.patterns[1:].reshape(2, 4, self.size)]
-        self._flat_views()
-        #: All zeros between calls of :meth:`threats_after`, which lays a stone's key
-        #: steps out in it.
         self._key_steps = np.zeros(4 * self.size, dtype=np.uint32)
-        self.history: list[tuple[int, Color]] = []
+        self._own_views()
+        self.history = []
         self.to_move = Color.BLACK
         self.hash = 0
         self.stone_count = [0, 0, 0]
@@ -213,15 +283,15 @@ class Board:
         """Put a ``color`` stone on the empty cell ``index``; the opponent moves next."""
         if not 0 <= index < self.size:
             raise IllegalMoveError(f"cell {index} is off the board")
-        if self.cells[index]:
+        if self._cells_v[index]:
             x, y = self.xy(index)
             raise IllegalMoveError(f"{x},{y} is already occupied")
-        self.cells[index] = color
+        self._cells_v[index] = color
         self.history.append((index, color))
         self.stone_count[color] += 1
         self.hash ^= self._zobrist[color][index]
-        self.to_move = color.opponent
-        self._update(index, color, add=True)
+        self.to_move = _OPPONENT[color]
+        self._update(index, color, True)
 
     def play(self, index: int) -> None:
         """Play the side to move's stone on ``index``."""
@@ -232,29 +302,55 @@ class Board:
         if not self.history:
             raise IllegalMoveError("there is no move to take back")
         index, color = self.history.pop()
-        self.cells[index] = EMPTY
+        self._cells_v[index] = EMPTY
         self.stone_count[color] -= 1
         self.hash ^= self._zobrist[color][index]
         self.to_move = color
-        self._update(index, color, add=False)
+        self._update(index, color, False)
         return index, color
 
-    def _flat_views(self) -> None:
-        """Flat views of the (C-contiguous) pattern and threat arrays, which
-        :meth:`_update` writes through with precomputed indices."""
-        self._patterns_flat = self.patterns.reshape(-1)
-        self._threats_flat = self.threats.reshape(-1)
+    @cython.cfunc
+    @cython.boundscheck(False)
+    @cython.wraparound(False)
+    @cython.locals(i=cython.int, line=cython.int, q=cython.int, c=cython.int,
+                   base=cython.int, n4=cython.int, size=cython.int, key=cython.uint,
+                   step=cython.uint)
+    def _update(self, index: cython.int, color: cython.int, add: cython.bint) -> None:
+        # The hot path of every search: the keys of the lines through the cell, their
+        # patterns for both colours, then the threats of the cells on those lines.
+        if not cython.compiled:  # uncompiled, a few numpy calls beat the loops
+            self._update_numpy(index, color, add)
+            return
+        size = self.size
+        n4 = 4 * size
+        for i in range(self._touch_start[index], self._touch_start[index + 1]):
+            line = self._touch_line[i]
+            step = self._touch_unit[i] * color
+            key = self._keys_v[line] + step if add else self._keys_v[line] - step
+            self._keys_v[line] = key
+            self._patterns_v[n4 + line] = self._tables_v[1, key]
+            self._patterns_v[2 * n4 + line] = self._tables_v[2, key]
+        for i in range(self._cell_start[index], self._cell_start[index + 1]):
+            q = self._cell_list[i]
+            for c in range(1, 3):
+                base = c * n4 + q
+                self._threats_v[c * size + q] = self._threat_table_v[
+                    self._patterns_v[base] + _W1 * self._patterns_v[base + size]
+                    + _W2 * self._patterns_v[base + 2 * size]
+                    + _W3 * self._patterns_v[base + 3 * size]]
 
-    def _update(self, index: int, color: Color, add: bool) -> None:
-        # The hot path of every search: few numpy calls, each over all touched cells.
+    def _update_numpy(self, index: int, color: int, add: bool) -> None:
+        """:meth:`_update` as whole-array numpy calls (the uncompiled module's)."""
         geo = self._geo
-        touched = geo.touched[index]
-        keys = self.keys[touched]
-        keys = keys + geo.steps[color][index] if add else keys - geo.steps[color][index]
-        self.keys[touched] = keys
-        self.patterns[1:, touched] = self._tables[1:, keys]
-        self._threats_flat[geo.threat_index[index]] = self._threat_table[
-            THREAT_WEIGHTS @ self._patterns_flat[geo.pattern_index[index]]]
+        lines = geo.touch_line[geo.touch_start[index]:geo.touch_start[index + 1]]
+        units = geo.touch_unit[geo.touch_start[index]:geo.touch_start[index + 1]]
+        steps = units * np.uint32(color)
+        keys = self.keys[lines] + steps if add else self.keys[lines] - steps
+        self.keys[lines] = keys
+        self.patterns[1:, lines] = self._tables[1:, keys]
+        cells = geo.cell_list[geo.cell_start[index]:geo.cell_start[index + 1]]
+        lines_of_cells = self.patterns[1:].reshape(2, 4, self.size)[:, :, cells]
+        self.threats[1:, cells] = self._threat_table[THREAT_WEIGHTS @ lines_of_cells]
 
     # -- queries -----------------------------------------------------------------------
 
@@ -268,54 +364,117 @@ class Board:
         return len(self.history)
 
     def is_empty(self, index: int) -> bool:
-        return self.cells[index] == EMPTY
+        return self._cells_v[index] == EMPTY
 
     def is_full(self) -> bool:
         return len(self.history) >= self.size
 
     def pattern(self, color: Color, index: int, direction: int) -> Pattern:
         """What ``color`` would make on the empty cell ``index`` along ``direction``."""
-        return Pattern(self.patterns[color, direction * self.size + index])
+        return Pattern(self.line_pattern(color, index, direction))
 
     def threat(self, color: Color, index: int) -> Threat:
         """What ``color`` would make on the empty cell ``index`` over all four lines."""
-        return Threat(self.threats[color, index])
+        return Threat(self.threat_at(color, index))
+
+    @cython.ccall
+    def line_pattern(self, color: cython.int, index: cython.int,
+                     direction: cython.int) -> cython.int:
+        """:meth:`pattern` as a plain int (for the hot paths)."""
+        return self._patterns_v[(color * 4 + direction) * self.size + index]
+
+    @cython.ccall
+    def threat_at(self, color: cython.int, index: cython.int) -> cython.int:
+        """:meth:`threat` as a plain int (for the hot paths)."""
+        return self._threats_v[color * self.size + index]
 
     def makes_five(self, index: int, color: Color) -> bool:
         """Whether ``color`` playing the empty cell ``index`` wins by the rule's five."""
-        return bool(self.threats[color, index] == Threat.FIVE)
+        return self.threat_at(color, index) == _FIVE
 
     def empty_cells(self) -> np.ndarray:
         """Indices of all empty cells."""
-        return np.flatnonzero(np.frombuffer(self.cells, dtype=np.uint8) == EMPTY)
+        return np.flatnonzero(self._empty())
+
+    def _empty(self) -> np.ndarray:
+        """Boolean mask of the empty cells."""
+        return np.frombuffer(self.cells, dtype=np.uint8) == EMPTY
 
     def winning_cells(self, color: Color) -> np.ndarray:
         """Empty cells where ``color`` would make a winning five now."""
-        return np.flatnonzero(
-            (self.threats[color] == Threat.FIVE)
-            & (np.frombuffer(self.cells, dtype=np.uint8) == EMPTY)
-        )
+        return np.array(self.threat_cells(color, _FIVE, _FIVE), dtype=np.intp)
 
+    @cython.ccall
+    @cython.boundscheck(False)
+    @cython.wraparound(False)
+    @cython.locals(q=cython.int, base=cython.int, level=cython.int)
+    def threat_cells(self, color: cython.int, low: cython.int, high: cython.int) -> list:
+        """Empty cells where ``color`` makes a threat in ``low..high``, strongest first,
+        ties by cell index (a plain list, for the hot paths)."""
+        if not cython.compiled:  # uncompiled, numpy scans the board faster than a loop
+            threats = self.threats[color]
+            cells = np.flatnonzero((threats >= low) & (threats <= high) & self._empty())
+            order = np.argsort(-threats[cells].astype(np.int16), kind="stable")
+            return cells[order].tolist()
+        base = color * self.size
+        out = []
+        for level in range(high, low - 1, -1):
+            for q in range(self.size):
+                if self._threats_v[base + q] == level and not self._cells_v[q]:
+                    out.append(q)
+        return out
+
+    @cython.ccall
+    @cython.boundscheck(False)
+    @cython.wraparound(False)
+    @cython.locals(q=cython.int, t=cython.int, base=cython.int)
+    def has_threat(self, color: cython.int, low: cython.int, high: cython.int) -> cython.bint:
+        """Whether ``color`` makes a threat in ``low..high`` on some empty cell."""
+        if not cython.compiled:  # as in threat_cells
+            threats = self.threats[color]
+            return bool(((threats >= low) & (threats <= high) & self._empty()).any())
+        base = color * self.size
+        for q in range(self.size):
+            t = self._threats_v[base + q]
+            if low <= t <= high and not self._cells_v[q]:
+                return True
+        return False
+
+    @cython.boundscheck(False)
+    @cython.wraparound(False)
+    @cython.locals(i=cython.int, k=cython.int, q=cython.int, d=cython.int,
+                   line=cython.int, size=cython.int, index=cython.int, own=cython.int,
+                   unit=cython.uint)
     def threats_after(self, color: Color, cells: np.ndarray, stone: int,
                       stone_color: Color) -> np.ndarray:
         """What ``color`` would make on each of the empty ``cells`` were a
         ``stone_color`` stone on the empty cell ``stone``: :attr:`threats` after
         :meth:`place`, read without placing (only the lines of ``cells`` are looked up,
         which is several times cheaper than a place and an undo)."""
-        geo = self._geo
-        lines = self._direction_offsets + cells[None, :]
-        touched = geo.touched[stone]
-        steps = self._key_steps
-        steps[touched] = geo.steps[stone_color][stone]
-        keys = self.keys[lines] + steps[lines]
-        steps[touched] = 0
-        return self._threat_table[THREAT_WEIGHTS @ self._tables[color][keys]]
+        size = self.size
+        own = color
+        unit = stone_color
+        out = np.zeros(len(cells), dtype=np.uint8)
+        out_v: cython.uchar[::1] = out
+        steps = self._steps_v
+        for i in range(self._touch_start[stone], self._touch_start[stone + 1]):
+            steps[self._touch_line[i]] = self._touch_unit[i] * unit
+        for k in range(len(cells)):
+            q = cells[k]
+            index = 0
+            for d in range(3, -1, -1):
+                line = d * size + q
+                index = index * _W1 + self._tables_v[own, self._keys_v[line] + steps[line]]
+            out_v[k] = self._threat_table_v[index]
+        for i in range(self._touch_start[stone], self._touch_start[stone + 1]):
+            steps[self._touch_line[i]] = 0
+        return out
 
     def line_double_four(self, index: int, direction: int) -> bool:
         """Renju: whether black on ``index`` makes two fours in one line along ``direction``."""
         if self._double_four is None:
             return False
-        return bool(self._double_four[self.keys[direction * self.size + index]])
+        return bool(self._double_four[self._keys_v[direction * self.size + index]])
 
     def stones(self) -> Iterator[tuple[int, Color]]:
         """Stones in the order they were placed."""
@@ -330,14 +489,22 @@ class Board:
 
     def copy(self) -> Board:
         """An independent board with the same stones, history and side to move."""
-        other = Board.__new__(Board)
-        other.__dict__.update(self.__dict__)
+        other: Board = Board.__new__(Board)
+        other.width, other.height, other.size = self.width, self.height, self.size
+        other.rule = self.rule
+        other._geo, other._zobrist = self._geo, self._zobrist
+        other._tables, other._threat_table = self._tables, self._threat_table
+        other._double_four = self._double_four
+        other._shared_views()
         other.cells = bytearray(self.cells)
         other.keys = self.keys.copy()
         other.patterns = self.patterns.copy()
         other.threats = self.threats.copy()
-        other._flat_views()
         other._key_steps = np.zeros_like(self._key_steps)
+        other._own_views()
         other.history = list(self.history)
+        other.to_move = self.to_move
+        other.hash = self.hash
         other.stone_count = list(self.stone_count)
         return other
+

@@ -34,8 +34,7 @@ def forbidden_kind(board: Board, index: int) -> Foul | None:
     """
     if not board.rule.has_forbidden_moves or not board.is_empty(index):
         return None
-    size = board.size
-    lines = [int(board.patterns[Color.BLACK, d * size + index]) for d in range(4)]
+    lines = [board.line_pattern(Color.BLACK, index, d) for d in range(4)]
     if Pattern.FIVE in lines:
         return None
     if Pattern.OVERLINE in lines:
@@ -79,7 +78,7 @@ def _three_is_real(board: Board, index: int, direction: int) -> bool:
             if not board.is_empty(cell):
                 continue
             straight = (
-                board.patterns[Color.BLACK, direction * board.size + cell] == Pattern.FLEX4
+                board.line_pattern(Color.BLACK, cell, direction) == Pattern.FLEX4
                 and not board.line_double_four(cell, direction)
             )
             if straight and forbidden_kind(board, cell) is None:

@@ -6,6 +6,10 @@ play (:func:`brain.game.forbidden.forbidden_kind`) is never offered as a black a
 defence. A five is never forbidden, so five cells need no check. Cell lists come back
 as Python ``int`` lists, strongest threat first, ties by cell index, so that callers
 iterate them cheaply and deterministically.
+
+Compiled with the board (:mod:`brain.game.compiled`): the scans over the cells are the
+board's typed loops (:meth:`Board.threat_cells`, :meth:`Board.has_threat`), and the rest
+works on short lists of ints.
 """
 
 from __future__ import annotations
@@ -37,33 +41,39 @@ def is_legal(board: Board, color: Color, index: int) -> bool:
 def legal_mask(board: Board, color: Color, cells: np.ndarray) -> np.ndarray:
     """Which of the empty ``cells`` ``color`` may play (all, unless renju black).
 
-    Only cells whose threat could hide a foul, or that make an overline in some line,
-    are handed to the (slower) recursive foul check.
+    Only cells that :func:`_may_be_foul` are handed to the recursive foul check.
     """
     ok = np.ones(len(cells), dtype=bool)
-    if color is Color.WHITE or not board.rule.has_forbidden_moves or len(cells) == 0:
+    if color is Color.WHITE or not board.rule.has_forbidden_moves:
         return ok
-    lines = board.patterns[Color.BLACK].reshape(4, board.size)[:, cells]
-    suspect = np.isin(board.threats[Color.BLACK, cells], _FOUL_PRONE)
-    suspect |= (lines == _OVERLINE).any(axis=0)
-    for k in np.flatnonzero(suspect).tolist():
-        ok[k] = forbidden_kind(board, int(cells[k])) is None
+    for k, cell in enumerate(cells.tolist()):
+        if _may_be_foul(board, cell):
+            ok[k] = forbidden_kind(board, cell) is None
     return ok
 
 
 def cells_with(board: Board, color: Color, low: Threat, high: Threat) -> list[int]:
     """Legal empty cells where ``color`` makes a threat in ``low..high``, strongest first
     (renju fouls of black are left out)."""
-    threats = board.threats[color]
-    cells = np.flatnonzero((threats >= int(low)) & (threats <= int(high)) & empty_mask(board))
-    if len(cells) > 1:
-        cells = cells[np.argsort(-threats[cells].astype(np.int16), kind="stable")]
-    return cells[legal_mask(board, color, cells)].tolist()
+    cells = board.threat_cells(color, low, high)
+    if color is Color.WHITE or not board.rule.has_forbidden_moves:
+        return cells
+    return [cell for cell in cells if not _may_be_foul(board, cell)
+            or forbidden_kind(board, cell) is None]
+
+
+def _may_be_foul(board: Board, cell: int) -> bool:
+    """Whether black's threat on ``cell`` could hide a foul (a 4-4, 3-3 or four beside
+    two threes) or it makes an overline in some line: only then is the (slower)
+    recursive foul check needed."""
+    if board.threat_at(Color.BLACK, cell) in _FOUL_PRONE:
+        return True
+    return any(board.line_pattern(Color.BLACK, cell, d) == _OVERLINE for d in range(4))
 
 
 def five_cells(board: Board, color: Color) -> list[int]:
     """Empty cells where ``color`` makes a winning five (never a foul)."""
-    return np.flatnonzero((board.threats[color] == FIVE) & empty_mask(board)).tolist()
+    return board.threat_cells(color, FIVE, FIVE)
 
 
 def four_cells(board: Board, color: Color) -> list[int]:
@@ -84,8 +94,7 @@ def open_four_points(board: Board, color: Color) -> list[int]:
 
 def makes_straight_four(board: Board, color: Color, index: int) -> bool:
     """Whether ``color`` on the empty ``index`` makes an open four in one line."""
-    size = board.size
-    return any(board.patterns[color, d * size + index] == _LINE_FLEX4 for d in range(4))
+    return any(board.line_pattern(color, index, d) == _LINE_FLEX4 for d in range(4))
 
 
 def line_cells(board: Board, index: int, direction: int, reach: int = HALF) -> list[int]:
@@ -127,11 +136,10 @@ def three_defences(board: Board, attacker: Color, points: list[int]) -> list[int
     if known is not None:
         return list(known)
     defender = attacker.opponent
-    size = board.size
     candidates: set[int] = set(points)
     for point in points:
         for d in range(4):
-            if board.patterns[attacker, d * size + point] >= _LINE_BLOCK4:
+            if board.line_pattern(attacker, point, d) >= _LINE_BLOCK4:
                 candidates.update(line_cells(board, point, d))
     to_move = board.to_move
     # A defender stone only blocks: the attacker's open-four points after it are among
@@ -147,9 +155,9 @@ def three_defences(board: Board, attacker: Color, points: list[int]) -> list[int
             still = bool(open_four_points(board, attacker))
             board.undo()
         else:
-            rest = np.array([p for p in points if p != cell], dtype=np.intp)
-            still = len(rest) > 0 and bool(
-                (board.threats_after(attacker, rest, cell, defender) == FLEX4).any())
+            rest = [p for p in points if p != cell]
+            still = len(rest) > 0 and FLEX4 in board.threats_after(attacker, rest, cell,
+                                                                   defender).tolist()
         if not still:
             defences.append(cell)
     board.to_move = to_move

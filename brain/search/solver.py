@@ -33,15 +33,13 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-import numpy as np
-
 from brain.game.board import Board
 from brain.game.patterns import Threat
 from brain.game.tactics import (
     BLOCK4,
+    FIVE,
     FLEX4,
     cells_with,
-    empty_mask,
     five_cells,
     four_cells,
     is_legal,
@@ -290,10 +288,9 @@ class _Search:
         """A legal straight-four cell of the attacker when the defender has no four to
         answer it with (checked after the defender's fives), else None."""
         board, attacker = self.board, self.attacker
-        empty = empty_mask(board)
-        if np.any((board.threats[self.defender] >= BLOCK4) & empty):
+        if board.has_threat(self.defender, BLOCK4, FIVE):
             return None
-        if not np.any((board.threats[attacker] == FLEX4) & empty):
+        if not board.has_threat(attacker, FLEX4, FLEX4):
             return None
         for point in open_four_points(board, attacker):
             if makes_straight_four(board, attacker, point):
@@ -309,7 +306,7 @@ class _Search:
         fives = five_cells(board, attacker)
         if len(fives) > 1:
             replies = [cell for cell in fives
-                       if board.threats[defender, cell] >= BLOCK4
+                       if board.threat_at(defender, cell) >= BLOCK4
                        and is_legal(board, defender, cell)]
         elif fives:
             if not is_legal(board, defender, fives[0]):

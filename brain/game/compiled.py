@@ -1,0 +1,107 @@
+"""Which modules of the search core are compiled, and which form of them is imported.
+
+The hot modules (:data:`COMPILED_MODULES`) are ordinary Python files written in Cython's
+pure-Python mode: they run as they are, and ``pip install`` also compiles each to a C
+extension placed next to it (``board.cpython-311-x86_64-linux-gnu.so``), which Python
+prefers. This module decides between the two forms at import time:
+
+* the extension when it exists and is not older than its ``.py`` (a stale one, left
+  behind by an edit of the source, would run old code: rerun ``pip install -e .``);
+* the ``.py`` when there is no extension (no C compiler at install time), when the
+  extension is stale, or when the environment variable ``PBRAIN_PURE_PYTHON`` is ``1``
+  (to compare the two, or to debug the Python).
+
+A frozen build ships only the extensions, and they are used. Importing this module (the
+``brain.game`` and ``brain.search`` packages do) installs the choice; :func:`core_status`
+says what was chosen, for the brain's log.
+"""
+
+from __future__ import annotations
+
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import os
+import sys
+from collections.abc import Sequence
+from importlib.machinery import ModuleSpec
+from pathlib import Path
+from types import ModuleType
+
+#: The modules compiled to C extensions, bottom-up.
+COMPILED_MODULES = (
+    "brain.game.board",
+    "brain.game.forbidden",
+    "brain.game.tactics",
+    "brain.search.solver",
+    "brain.search.mcts",
+)
+#: Set to ``1`` to import the Python form of every compiled module.
+PURE_ENV = "PBRAIN_PURE_PYTHON"
+
+
+def pure_requested() -> bool:
+    """Whether :data:`PURE_ENV` asks for the Python modules."""
+    return os.environ.get(PURE_ENV, "") not in ("", "0")
+
+
+def _extension(folder: Path, leaf: str) -> Path | None:
+    for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+        path = folder / (leaf + suffix)
+        if path.is_file():
+            return path
+    return None
+
+
+#: The folder holding the ``brain`` package.
+_ROOT = Path(__file__).resolve().parents[2]
+
+
+def choose(name: str, folder: Path) -> tuple[Path | None, str]:
+    """The file to import for the compiled module ``name`` found in ``folder`` (None:
+    neither form is there) and why: "compiled", or "pure (reason)"."""
+    leaf = name.rpartition(".")[2]
+    source = folder / (leaf + ".py")
+    extension = _extension(folder, leaf)
+    if extension is None:
+        return (source if source.is_file() else None), "pure (not compiled)"
+    if pure_requested():
+        return source, f"pure ({PURE_ENV}=1)"
+    if source.is_file() and source.stat().st_mtime > extension.stat().st_mtime:
+        return source, "pure (the compiled module is older than its source)"
+    return extension, "compiled"
+
+
+class _CompiledOrPure(importlib.abc.MetaPathFinder):
+    """Finds each of :data:`COMPILED_MODULES` as its extension or its source file."""
+
+    def find_spec(self, name: str, path: Sequence[str] | None,
+                  target: ModuleType | None = None) -> ModuleSpec | None:
+        if name not in COMPILED_MODULES or not path:
+            return None
+        for entry in path:
+            found, _ = choose(name, Path(entry))
+            if found is not None:
+                return importlib.util.spec_from_file_location(name, found)
+        return None
+
+
+def install() -> None:
+    """Put the chooser first on the import path (once)."""
+    if not any(isinstance(finder, _CompiledOrPure) for finder in sys.meta_path):
+        sys.meta_path.insert(0, _CompiledOrPure())
+
+
+def core_status() -> str:
+    """One line for the log: whether the search core runs compiled or as Python, and why."""
+    reasons = [choose(name, _ROOT.joinpath(*name.split(".")[:-1]))[1]
+               for name in COMPILED_MODULES]
+    pure = [reason for reason in reasons if reason != "compiled"]
+    if not pure:
+        return f"search core compiled ({len(reasons)} modules)"
+    return (f"search core running as pure Python, {len(pure)} of {len(reasons)} modules: "
+            f"{', '.join(sorted(set(pure)))} (several times slower; reinstall with a C "
+            "compiler such as gcc to compile it)")
+
+
+install()

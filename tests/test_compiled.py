@@ -1,0 +1,71 @@
+"""The compiled search core: built by the install, chosen at import, and computing
+exactly what its pure-Python source computes on real positions."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from brain.game import compiled
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run_digest(pure: bool) -> list[object]:
+    env = dict(os.environ)
+    env.pop(compiled.PURE_ENV, None)
+    if pure:
+        env[compiled.PURE_ENV] = "1"
+    out = subprocess.run([sys.executable, str(ROOT / "tests" / "core_digest.py")], env=env,
+                         cwd=ROOT, capture_output=True, text=True, timeout=600, check=False)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
+
+
+def test_the_install_compiled_every_module() -> None:
+    # pip install -e . (the README's install) builds them with the machine's C compiler.
+    for name in compiled.COMPILED_MODULES:
+        folder = ROOT.joinpath(*name.split(".")[:-1])
+        _, how = compiled.choose(name, folder)
+        assert how in ("compiled", f"pure ({compiled.PURE_ENV}=1)"), (name, how)
+    assert "compiled" in compiled.core_status() or compiled.pure_requested()
+
+
+def test_compiled_and_pure_modules_compute_the_same() -> None:
+    pure, native = run_digest(pure=True), run_digest(pure=False)
+    assert len(pure) == len(native) > 30
+    for n, (a, b) in enumerate(zip(pure, native, strict=True)):
+        assert a == b, f"position {n} differs"
+
+
+def test_the_pure_form_is_chosen_when_asked_or_stale(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    name = "brain.game.board"
+    source = ROOT / "brain" / "game" / "board.py"
+    shutil.copy(source, tmp_path / "board.py")
+    assert compiled.choose(name, tmp_path) == (tmp_path / "board.py", "pure (not compiled)")
+    extension = tmp_path / ("board" + compiled.importlib.machinery.EXTENSION_SUFFIXES[0])
+    extension.write_bytes(b"")
+    os.utime(tmp_path / "board.py", (1_000_000, 1_000_000))
+    monkeypatch.delenv(compiled.PURE_ENV, raising=False)
+    assert compiled.choose(name, tmp_path) == (extension, "compiled")
+    monkeypatch.setenv(compiled.PURE_ENV, "1")
+    assert compiled.choose(name, tmp_path)[1] == f"pure ({compiled.PURE_ENV}=1)"
+    monkeypatch.delenv(compiled.PURE_ENV)
+    os.utime(tmp_path / "board.py", None)  # edited after the build
+    assert compiled.choose(name, tmp_path)[0] == tmp_path / "board.py"
+
+
+def test_pure_python_modules_are_imported_when_asked() -> None:
+    code = ("import brain.search.mcts, brain.game.board; "
+            "print(brain.search.mcts.__file__, brain.game.board.__file__)")
+    env = dict(os.environ, **{compiled.PURE_ENV: "1"})
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                         text=True, check=True)
+    assert all(path.endswith(".py") for path in out.stdout.split())
