@@ -94,7 +94,7 @@ def test_a_person_plays_pbrain_zero_by_clicks(page: Page, server: BoardServer,
     page.select_option("#white", label="pbrain-zero")
     page.select_option("#size", "15")
     page.select_option("#rule", "0")
-    page.fill("#turn-ms", "3000")
+    page.fill("#turn-ms", "5000")  # its first move pays for its start-up
     page.click("#new-game")
     expect(stones(page, "play-board")).to_have_count(0)
     click_point(page, "play-board", 7, 7)
@@ -143,7 +143,7 @@ def test_saved_game_stepped_analysed_and_renju_foul_refused(
     expect(stones(page, "viewer-board")).to_have_count(2)
     # pbrain-zero analyses the position: a heat map on the viewer's board.
     page.select_option("#analyst", label="pbrain-zero")
-    page.fill("#analyse-ms", "1500")
+    page.fill("#analyse-ms", "4000")  # its first move pays for its start-up
     page.click("#analyse")
     expect(page.locator("#viewer-board .heat").first).to_be_visible(timeout=10_000)
     expect(page.locator("#viewer-board .best")).to_have_count(1, timeout=10_000)

@@ -175,7 +175,7 @@ def test_saved_games_load_and_are_analysed(server: BoardServer) -> None:
     with connect(server.url.replace("http", "ws") + "ws") as ws:
         json.loads(ws.recv(timeout=5))
         ws.send(json.dumps({"op": "analyse", "brain": 0, "moves": [[7, 7], [8, 8], [7, 8]],
-                            "width": 15, "height": 15, "rule": 0, "turn_ms": 2500}))
+                            "width": 15, "height": 15, "rule": 0, "turn_ms": 4000}))
         events = _events(ws, lambda e: e["type"] == "realtime" and e["kind"] == "MOVE")
     reports = [e["report"] for e in events if e["type"] == "analysis"]
     assert reports and reports[-1]["done"] and all(e["seat"] == "analyst" for e in events

@@ -24,10 +24,6 @@ function el(name, attrs, parent) {
   return node;
 }
 
-function columnName(x) {
-  return x < 26 ? String.fromCharCode(65 + x) : "A" + String.fromCharCode(65 + x - 26);
-}
-
 // Draws a board. opts: width, height, moves ([[x,y]...]), forbidden, heat (report),
 // heatKind, mark ({x,y}: a ring), labels (bool), numbers (bool: move numbers).
 function drawBoard(svg, opts) {
@@ -42,8 +38,9 @@ function drawBoard(svg, opts) {
   for (let y = 0; y < h; y++) el("line", {x1: CELL, y1: (y + 1) * CELL, x2: w * CELL, y2: (y + 1) * CELL}, grid);
   if (opts.labels !== false) {
     const text = el("g", {"font-size": 13, fill: "#5a3d12", "text-anchor": "middle"}, svg);
-    for (let x = 0; x < w; x++) el("text", {x: (x + 1) * CELL, y: CELL * 0.55}, text).textContent = columnName(x);
-    for (let y = 0; y < h; y++) el("text", {x: CELL * 0.45, y: (y + 1) * CELL + 4}, text).textContent = y + 1;
+    // Protocol coordinates (x,y from 0 at the top left), as in the tables and the PV.
+    for (let x = 0; x < w; x++) el("text", {x: (x + 1) * CELL, y: CELL * 0.55}, text).textContent = x;
+    for (let y = 0; y < h; y++) el("text", {x: CELL * 0.45, y: (y + 1) * CELL + 4}, text).textContent = y;
   }
   const taken = new Set((opts.moves || []).map(([x, y]) => `${x},${y}`));
   if (opts.heat) drawHeat(svg, opts.heat, opts.heatKind || "share", taken);
