@@ -17,6 +17,16 @@ def _clock(seconds: float) -> str:
     return f"{hours}:{rest // 60:02d}:{rest % 60:02d}" if hours else f"{rest // 60}:{rest % 60:02d}"
 
 
+#: Characters of the progress bar.
+BAR_WIDTH = 20
+
+
+def bar(done: int, total: int, width: int = BAR_WIDTH) -> str:
+    """``[#######-------------]``: the share of games done."""
+    filled = width if total <= 0 else min(width, width * done // total)
+    return "[" + "#" * filled + "-" * (width - filled) + "]"
+
+
 class Progress:
     """Rewrites one status line (``\\r``) after every game; silent when not ``enabled``.
 
@@ -48,7 +58,8 @@ class Progress:
             + (f" ({p.elo:+.0f})" if p.elo is not None else "")
             for p in report.players[:4]
         )
-        line = (f"[{self.done}/{self.total}] {100 * self.done / max(1, self.total):.0f}% "
+        line = (f"{bar(self.done, self.total)} {self.done}/{self.total} "
+                f"{100 * self.done / max(1, self.total):.0f}% "
                 f"{_clock(elapsed)} ETA {_clock(eta)} | {leaders}")
         if report.sprt_result is not None:
             line += f" | LLR {report.sprt_result.llr:.2f}"

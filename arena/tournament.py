@@ -11,7 +11,8 @@ missing game are played again from that game on.
 
 With an SPRT the run stops scheduling pairs once the test decides; pairs already being
 played are finished and recorded. Ctrl-C (KeyboardInterrupt) kills the running games'
-brains; those games are not recorded and are played again on resume.
+brains; those games get a ``game_interrupted`` event, are not recorded and are played
+again on resume.
 
 Brain processes: a fresh pair of processes per game by default (as Piskvork and
 GomocupJudge), or, with ``reuse``, each worker keeps its processes and sends ``START``
@@ -429,19 +430,23 @@ class Tournament:
                        games_left=remaining, concurrency=self.options.concurrency,
                        resumed=bool(self._records))
         jobs = iter(pending)
-        workers = [threading.Thread(target=self._work, args=(jobs, progress),
+        # Each worker sets its event when it is done: a Thread.join() interrupted by Ctrl-C
+        # may afterwards return at once while the thread still runs (CPython), and the
+        # interrupted games' events would then be lost.
+        finished = [threading.Event() for _ in range(max(1, self.options.concurrency))]
+        workers = [threading.Thread(target=self._work, args=(jobs, progress, done),
                                     name=f"arena-worker-{i}", daemon=True)
-                   for i in range(max(1, self.options.concurrency))]
+                   for i, done in enumerate(finished)]
         for worker in workers:
             worker.start()
         try:
-            for worker in workers:
-                while worker.is_alive():
-                    worker.join(0.2)
+            for done in finished:
+                while not done.wait(0.2):
+                    pass
         except KeyboardInterrupt:
             self._stop_now()
-            for worker in workers:
-                worker.join(10.0)
+            for done in finished:
+                done.wait(10.0)
             progress.finish()
             self.out.event("run_end", reason="interrupted", games=len(self._records))
             raise
@@ -483,7 +488,8 @@ class Tournament:
                 return None
             return next(jobs, None)
 
-    def _work(self, jobs: Iterator[PairJob], progress: Progress) -> None:
+    def _work(self, jobs: Iterator[PairJob], progress: Progress,
+              finished: threading.Event) -> None:
         pool: dict[int, BrainProcess] = {}  # reusable processes by brain index
         try:
             while (job := self._next_job(jobs)) is not None:
@@ -500,6 +506,7 @@ class Tournament:
         finally:
             for brain in pool.values():
                 brain.close()
+            finished.set()
 
     def _play(self, pool: dict[int, BrainProcess], job: PairJob, half: int, game_id: int
               ) -> GameRecord | None:
@@ -525,6 +532,9 @@ class Tournament:
                              self.config.settings, tags=tags, observer=observe,
                              stop=self._abort)
         except GameAborted:
+            # Not recorded (it is played again on resume), but kept in the event log.
+            self.out.event("game_interrupted", game=game_id, pair=job.index,
+                           black=self.names[black], white=self.names[white])
             return None
 
     def _finish_game(self, job: PairJob, game_id: int, record: GameRecord,

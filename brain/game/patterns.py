@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import enum
 import functools
+import itertools
 
 import numpy as np
 
@@ -95,15 +96,21 @@ def _decode(keys: np.ndarray) -> np.ndarray:
 
 @functools.cache
 def _reachable_keys() -> np.ndarray:
-    """Keys a board can produce: on each side, off-board cells only beyond on-board ones."""
-    keys = np.arange(KEY_COUNT, dtype=np.uint32)
-    lines = _decode(keys)
-    ok = np.ones(KEY_COUNT, dtype=bool)
-    for step in (-1, 1):
-        for k in range(1, HALF):
-            ok &= ~((lines[:, HALF + step * k] == WALL_CODE)
-                    & (lines[:, HALF + step * (k + 1)] != WALL_CODE))
-    return keys[ok]
+    """Keys a board can produce, ascending: on each side of the centre, off-board cells
+    only beyond on-board ones (364 codings a side, so 132,496 of the 4^10 keys)."""
+    sides = []
+    for offsets in ([-k for k in range(1, HALF + 1)], list(range(1, HALF + 1))):
+        slots = [key_slot(offset) for offset in offsets]  # nearest the centre first
+        codes: list[int] = []
+        for walls in range(HALF + 1):
+            near = slots[: HALF - walls]
+            wall_bits = sum(WALL_CODE << (2 * slot) for slot in slots[HALF - walls:])
+            for cells in itertools.product((EMPTY_CODE, BLACK_CODE, WHITE_CODE),
+                                           repeat=len(near)):
+                codes.append(wall_bits + sum(code << (2 * slot)
+                                             for code, slot in zip(cells, near, strict=True)))
+        sides.append(np.array(codes, dtype=np.uint32))
+    return np.sort((sides[0][:, None] | sides[1][None, :]).ravel())
 
 
 def _five_through_centre(lines: np.ndarray, own: int, rule: LineRule) -> np.ndarray:
@@ -206,9 +213,10 @@ def _black_tables(rule: LineRule) -> tuple[np.ndarray, np.ndarray]:
 
 
 @functools.cache
-def _colour_swap() -> np.ndarray:
-    """For every key, the key with black and white stones exchanged."""
-    keys = np.arange(KEY_COUNT, dtype=np.uint32)
+def _colour_swap() -> tuple[np.ndarray, np.ndarray]:
+    """The reachable keys, and for each the key with black and white stones exchanged
+    (also reachable: walls stay where they are)."""
+    keys = _reachable_keys()
     swapped = keys.copy()
     for slot in range(2 * HALF):
         code = (keys >> np.uint32(2 * slot)) & np.uint32(3)
@@ -216,14 +224,19 @@ def _colour_swap() -> np.ndarray:
         swapped ^= np.where(is_stone, np.uint32(3 << (2 * slot)), np.uint32(0)).astype(
             np.uint32
         )
-    return swapped
+    return keys, swapped
 
 
 @functools.cache
 def line_table(rule: LineRule, own: int) -> np.ndarray:
     """The (KEY_COUNT,) uint8 table of :class:`Pattern` values for ``own`` under ``rule``."""
     table = _black_tables(rule)[0]
-    return table if own == BLACK_CODE else table[_colour_swap()]
+    if own == BLACK_CODE:
+        return table
+    keys, swapped = _colour_swap()
+    white = np.zeros_like(table)  # unreachable keys stay NONE, as in the black table
+    white[keys] = table[swapped]
+    return white
 
 
 def double_four_table() -> np.ndarray:
@@ -231,48 +244,38 @@ def double_four_table() -> np.ndarray:
     return _black_tables(LineRule.RENJU_BLACK)[1]
 
 
-def _threat_of(counts: dict[Pattern, int]) -> Threat:
-    fours = counts[Pattern.BLOCK4] + counts[Pattern.FLEX4]
-    threes = counts[Pattern.FLEX3]
-    if counts[Pattern.FIVE]:
-        return Threat.FIVE
-    if counts[Pattern.FLEX4] or fours >= 2:
-        return Threat.FLEX4
-    if fours and threes:
-        return Threat.BLOCK4_FLEX3
-    if fours and (counts[Pattern.BLOCK3] or counts[Pattern.FLEX2]):
-        return Threat.BLOCK4_PLUS
-    if fours:
-        return Threat.BLOCK4
-    if threes >= 2:
-        return Threat.FLEX3_2X
-    if threes and (counts[Pattern.BLOCK3] or counts[Pattern.FLEX2]):
-        return Threat.FLEX3_PLUS
-    if threes:
-        return Threat.FLEX3
-    if counts[Pattern.BLOCK3] and (counts[Pattern.BLOCK3] >= 2 or counts[Pattern.FLEX2]):
-        return Threat.BLOCK3_PLUS
-    if counts[Pattern.BLOCK3]:
-        return Threat.BLOCK3
-    if counts[Pattern.FLEX2] >= 2:
-        return Threat.FLEX2_2X
-    if counts[Pattern.FLEX2]:
-        return Threat.FLEX2
-    return Threat.NONE
-
-
 @functools.cache
 def threat_table() -> np.ndarray:
-    """Threat of a cell from its four line patterns, indexed by ``threat_index``."""
-    table = np.zeros(PATTERN_COUNT**4, dtype=np.uint8)
-    for index in range(PATTERN_COUNT**4):
-        counts = dict.fromkeys(Pattern, 0)
-        rest = index
-        for _ in range(4):
-            counts[Pattern(rest % PATTERN_COUNT)] += 1
-            rest //= PATTERN_COUNT
-        table[index] = _threat_of(counts)
-    return table
+    """Threat of a cell from its four line patterns, indexed by ``threat_index``.
+
+    Computed for all 11^4 pattern combinations at once (numpy, a few ms): it is built
+    at a game's first move, inside the move's time.
+    """
+    index = np.arange(PATTERN_COUNT**4)
+    digits = [(index // PATTERN_COUNT**d) % PATTERN_COUNT for d in range(4)]
+    count = {pattern: sum((digit == pattern).astype(np.int32) for digit in digits)
+             for pattern in Pattern}
+    fours = count[Pattern.BLOCK4] + count[Pattern.FLEX4]
+    threes = count[Pattern.FLEX3]
+    block3, flex2 = count[Pattern.BLOCK3], count[Pattern.FLEX2]
+    side = (block3 > 0) | (flex2 > 0)  # a lesser shape beside the main one
+    # The first rule that holds decides, strongest first.
+    rules = [
+        (count[Pattern.FIVE] > 0, Threat.FIVE),
+        ((count[Pattern.FLEX4] > 0) | (fours >= 2), Threat.FLEX4),
+        ((fours > 0) & (threes > 0), Threat.BLOCK4_FLEX3),
+        ((fours > 0) & side, Threat.BLOCK4_PLUS),
+        (fours > 0, Threat.BLOCK4),
+        (threes >= 2, Threat.FLEX3_2X),
+        ((threes > 0) & side, Threat.FLEX3_PLUS),
+        (threes > 0, Threat.FLEX3),
+        ((block3 > 0) & ((block3 >= 2) | (flex2 > 0)), Threat.BLOCK3_PLUS),
+        (block3 > 0, Threat.BLOCK3),
+        (flex2 >= 2, Threat.FLEX2_2X),
+        (flex2 > 0, Threat.FLEX2),
+    ]
+    return np.select([condition for condition, _ in rules],
+                     [int(threat) for _, threat in rules], int(Threat.NONE)).astype(np.uint8)
 
 
 #: Weights that turn four line patterns into an index of :func:`threat_table`.

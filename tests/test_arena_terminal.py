@@ -1,0 +1,53 @@
+"""``arena run`` in a terminal, as a person meets it (a real pseudo-terminal, pexpect):
+a progress bar with live standings, and Ctrl-C that stops cleanly and resumes."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pexpect
+
+ROOT = Path(__file__).resolve().parents[1]
+FAULTY = ROOT / "tests" / "brains" / "faulty.py"
+GAMES = 8
+
+
+def test_progress_bar_then_ctrl_c_then_resume(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    brain = f"{sys.executable} {FAULTY} --think 0.05"
+    child = pexpect.spawn(
+        sys.executable, ["-m", "arena", "run", brain, brain, "--name", "1=alpha",
+                         "--name", "2=beta", "--games", str(GAMES), "--tc", "1000",
+                         "--out", str(out)],
+        cwd=str(ROOT), encoding="utf-8", timeout=60, dimensions=(24, 160))
+    try:
+        # the bar redraws after each game, with the standings of both brains
+        child.expect(r"\[#*-*\] 2/8 25% [0-9:]+ ETA [0-9:]+ \| (alpha|beta) [0-9.]+/2")
+        child.sendintr()
+        child.expect("interrupted; finished games are saved. Continue with: "
+                     rf"python -m arena run --resume {out}")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+    assert child.exitstatus == 130
+    events = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()]
+    assert events[-1]["event"] == "run_end" and events[-1]["reason"] == "interrupted"
+    interrupted = [e["game"] for e in events if e["event"] == "game_interrupted"]
+    recorded = [json.loads(line)["tags"]["game"]
+                for line in (out / "games.jsonl").read_text().splitlines()]
+    assert 2 <= len(recorded) < GAMES
+    assert interrupted and not set(map(str, interrupted)) & set(recorded)
+
+    resumed = pexpect.spawn(sys.executable, ["-m", "arena", "run", "--resume", str(out)],
+                            cwd=str(ROOT), encoding="utf-8", timeout=120)
+    try:
+        resumed.expect(rf"\[#{{20}}\] {GAMES}/{GAMES} 100%")
+        resumed.expect(pexpect.EOF)
+    finally:
+        resumed.close(force=True)
+    assert resumed.exitstatus == 0
+    games = [json.loads(line)["tags"]["game"]
+             for line in (out / "games.jsonl").read_text().splitlines()]
+    assert sorted(map(int, games)) == list(range(GAMES))  # none lost, none twice
