@@ -16,9 +16,12 @@ ADDRESS as the ``--cluster`` options do:
     node of the cluster's network).
 
 The job ships the project: when this module runs from a checkout (``pyproject.toml`` beside
-the ``brain`` package), the checkout is the job's Ray ``working_dir``, less what
-``.gitignore`` leaves out (virtual environments, run folders), so every node runs the
-driver's code and weights, not whatever version it has installed. Numpy (the project's own
+the ``brain`` package), the checkout is the job's Ray ``working_dir``, less
+:data:`SHIP_EXCLUDES` and Ray's own (``.git``, ``.venv``), so every node runs the driver's
+code and weights, not whatever version it has installed. The extension modules compiled
+in place are shipped too (``.gitignore`` is not followed: it leaves them out), so that the
+nodes run the code the driver runs; a node of another platform ignores them and imports
+the Python modules. Numpy (the project's own
 dependencies) and Ray must be installed on the nodes.
 
 This module imports nothing of the project: the arena and the trainer both use it.
@@ -27,6 +30,7 @@ This module imports nothing of the project: the arena and the trainer both use i
 from __future__ import annotations
 
 import logging
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -37,8 +41,11 @@ __all__ = ["RAY_REQUIREMENT", "ClusterUnavailable", "RayConnection", "connect", 
 RAY_REQUIREMENT = "ray[client]==2.60.0"
 #: Object store of a ``local`` runtime: games and weights are small objects.
 LOCAL_OBJECT_STORE_BYTES = 256 * 2**20
-#: Left out of the shipped checkout besides what ``.gitignore`` names.
-SHIP_EXCLUDES = ("arena-runs", "runs", "**/__pycache__")
+#: Left out of the shipped checkout (Ray leaves out ``.git``, ``.venv`` and ``venv``).
+SHIP_EXCLUDES = ("arena-runs", "runs", "build", "dist", "*.egg-info", "**/__pycache__",
+                 ".pytest_cache", ".ruff_cache", "brain/**/*.c")
+#: Set while connecting: Ray then ships what ``.gitignore`` names (the compiled modules).
+_FOLLOW_GITIGNORE = "RAY_RUNTIME_ENV_IGNORE_GITIGNORE"
 
 _CHECKOUT = Path(__file__).resolve().parent.parent
 
@@ -112,12 +119,19 @@ def connect(address: str) -> RayConnection:
         target = None
     else:
         target = address
+    before = os.environ.get(_FOLLOW_GITIGNORE)
+    os.environ[_FOLLOW_GITIGNORE] = "1"
     try:
         ray.init(address=target, **options)
     except (ConnectionError, RuntimeError, ValueError) as exc:
         raise ClusterUnavailable(
             f"cannot connect to the Ray cluster at {address!r}: {exc}\nStart one with "
             "'ray start --head' (see docs/cluster.md), or use --cluster local") from None
+    finally:
+        if before is None:
+            del os.environ[_FOLLOW_GITIGNORE]
+        else:
+            os.environ[_FOLLOW_GITIGNORE] = before
     if address.startswith("ray://"):
         return RayConnection(address, owned=True)
     return RayConnection(ray.get_runtime_context().gcs_address, owned=True)

@@ -13,11 +13,21 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
 import pytest
 import ray
 from ray.cluster_utils import Cluster
 
 from arena.cli import main as arena_main
+from brain.cluster import connect
+from brain.train.cluster import cluster_games
+from brain.train.selfplay import (
+    SelfPlayConfig,
+    SelfPlayLog,
+    best_evaluator,
+    generate,
+    record_games,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 FAULTY = Path(__file__).parent / "brains" / "faulty.py"
@@ -209,3 +219,47 @@ def test_a_brain_missing_on_the_nodes_is_named(cluster: Cluster, tmp_path: Path,
     assert "cannot be started on every node" in error and "pbrain-only-here" in error
     assert error.count("(node ") >= 2  # every node is named (head and worker)
     assert not (tmp_path / "run" / "config.json").exists()
+
+
+SMALL = SelfPlayConfig(playouts=12, variants=((0, 9, 9), (4, 9, 9)), sample_plies=4,
+                       move_seconds=60.0, seed=5)  # budgets never cut a search
+
+
+def _chunks(folder: Path) -> dict[str, dict[str, np.ndarray]]:
+    found = {}
+    for path in sorted(folder.glob("chunk-*.npz")):
+        with np.load(path) as chunk:
+            found[path.name] = {name: chunk[name] for name in chunk.files}
+    return found
+
+
+def test_reinforcement_on_the_cluster_plays_the_self_play_games_of_a_local_run(
+        cluster: Cluster, tmp_path: Path) -> None:
+    from brain.train.reinforce import RlConfig, run
+
+    # An iteration: self-play on the workers, training here, the gate in the arena there.
+    config = RlConfig(out=str(tmp_path / "rl"), iterations=1, games=2, steps=2,
+                      batch_size=16, playouts=6, gate_pairs=1, gate_playouts=6, blocks=1,
+                      channels=8)
+    state = run(config, cluster=cluster.address)
+    assert not ray.is_initialized()
+    assert state.iteration == 1 and state.history[0]["samples"] > 0
+    assert SelfPlayLog.read(tmp_path / "rl" / "replay").games == 2
+    gate = tmp_path / "rl" / "gates" / "iter-0000"
+    assert sorted(e["game"] for e in _events(gate) if e["event"] == "game_node") == [0, 1]
+    assert len(_games(gate)) == 2
+
+    # Its candidate network, shipped to the workers, plays the games it plays here.
+    weights = str(tmp_path / "rl" / "candidates" / "iter-0000.npz")
+    local = generate(best_evaluator(weights), tmp_path / "local", 3, SMALL,
+                     games_per_chunk=2, progress=False)
+    with connect(cluster.address):
+        remote = record_games(cluster_games(weights, SMALL), tmp_path / "ray", 3,
+                              games_per_chunk=2, progress=False)
+    assert not ray.is_initialized()
+    assert (remote.games, remote.samples, remote.chunks) == (3, local.samples, 2)
+    mine, theirs = _chunks(tmp_path / "local"), _chunks(tmp_path / "ray")
+    assert mine.keys() == theirs.keys() and mine
+    for name, arrays in mine.items():
+        for key, values in arrays.items():
+            assert np.array_equal(values, theirs[name][key]), (name, key)

@@ -19,6 +19,11 @@ import sys
 from brain.train.data import SOURCES
 from brain.train.patterns import DEFAULT_SOURCES as PATTERN_SOURCES
 
+#: Help of ``--cluster`` (selfplay and rl).
+CLUSTER_HELP = ("play the self-play games as tasks on a Ray cluster (docs/cluster.md): "
+                "'local', 'auto', ray://HOST:PORT or HOST:PORT; needs "
+                "pip install -e \".[cluster]\"")
+
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     from brain.train.supervised import TrainConfig
@@ -75,8 +80,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                          "heuristic)")
     sp.add_argument("--playouts", type=int, default=160)
     sp.add_argument("--seed", type=int, default=0)
+    sp.add_argument("--cluster", metavar="ADDRESS", default=None, help=CLUSTER_HELP)
 
-    from brain.train.reinforce import HEURISTIC, RlConfig
+    from brain.train.reinforce import RlConfig
+    from brain.train.selfplay import HEURISTIC
 
     rl_defaults = RlConfig(out="")
     rl = commands.add_parser(
@@ -96,6 +103,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     for name in ("lr", "weight_decay", "value_weight", "gate_score"):
         rl.add_argument(f"--{name.replace('_', '-')}", type=float,
                         default=getattr(rl_defaults, name))
+    rl.add_argument("--cluster", metavar="ADDRESS", default=None,
+                    help=CLUSTER_HELP + "; the gating matches run there too (arena --cluster)")
 
     pm = commands.add_parser(
         "patterns", help="fit the pattern model (priors and value of the search without a "
@@ -118,6 +127,14 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    if getattr(args, "cluster", None) is not None:
+        from brain.cluster import ClusterUnavailable, import_ray
+
+        try:
+            import_ray()
+        except ClusterUnavailable as exc:
+            print(f"python -m brain.train: error: {exc}", file=sys.stderr)
+            return 2
     if args.command == "export":
         from brain.train.export import export_checkpoint
 
@@ -142,12 +159,23 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "selfplay":
         from pathlib import Path
 
-        from brain.train.reinforce import HEURISTIC, best_evaluator
-        from brain.train.selfplay import SelfPlayConfig, generate
+        from brain.cluster import connect
+        from brain.train.cluster import cluster_games
+        from brain.train.selfplay import (
+            HEURISTIC,
+            SelfPlayConfig,
+            best_evaluator,
+            generate,
+            record_games,
+        )
 
-        evaluator = best_evaluator(args.weights or HEURISTIC)
-        log = generate(evaluator, Path(args.out), args.games,
-                       SelfPlayConfig(playouts=args.playouts, seed=args.seed))
+        config = SelfPlayConfig(playouts=args.playouts, seed=args.seed)
+        best = args.weights or HEURISTIC
+        if args.cluster is None:
+            log = generate(best_evaluator(best), Path(args.out), args.games, config)
+        else:
+            with connect(args.cluster):
+                log = record_games(cluster_games(best, config), Path(args.out), args.games)
         print(f"{args.out}: {log.games} games, {log.samples} samples")
         return 0
     if args.command == "rl":
@@ -157,8 +185,8 @@ def main(argv: list[str] | None = None) -> int:
         from brain.train.reinforce import run as run_rl
 
         logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
-        options = {k: v for k, v in vars(args).items() if k != "command"}
-        state = run_rl(RlConfig(**options))
+        options = {k: v for k, v in vars(args).items() if k not in ("command", "cluster")}
+        state = run_rl(RlConfig(**options), cluster=args.cluster)
         print(f"{args.out}: {state.iteration} iterations, best player {state.best}")
         return 0
 

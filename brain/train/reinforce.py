@@ -13,6 +13,10 @@ One iteration:
    so that strength is compared, not speed, unless ``gate_tc_ms`` is set);
 4. the candidate becomes the best player if it scores at least ``gate_score``.
 
+With a cluster (``run(config, cluster=ADDRESS)``, ``--cluster``), the self-play games are
+Ray tasks (:mod:`brain.train.cluster`) and the gating match is an arena run on the same
+cluster (``python -m arena run --cluster``); training stays on the driver.
+
 ``state.json`` records what is done, so re-running the same command after a crash or a
 kill continues the iteration where it stopped (self-play tops up its game count, a
 finished training step is not repeated, and the arena resumes its own run).
@@ -22,6 +26,7 @@ from __future__ import annotations
 
 import json
 import logging
+import shlex
 import subprocess
 import sys
 from dataclasses import asdict, dataclass, field
@@ -31,19 +36,24 @@ from typing import Any
 import numpy as np
 import torch
 
-from brain.engine import load_network
-from brain.eval.evaluator import Evaluator, PatternEvaluator
+from brain.cluster import RayConnection, connect
 from brain.eval.network import Architecture
 from brain.train.checkpoint import load_checkpoint, model_from_checkpoint, save_checkpoint
+from brain.train.cluster import cluster_games
 from brain.train.export import export_checkpoint
 from brain.train.model import PolicyValueModel
-from brain.train.selfplay import ReplayBuffer, SelfPlayConfig, SelfPlayLog, generate
+from brain.train.selfplay import (
+    HEURISTIC,
+    ReplayBuffer,
+    SelfPlayConfig,
+    SelfPlayLog,
+    best_evaluator,
+    generate,
+    record_games,
+)
 from brain.train.supervised import compute_losses
 
 log = logging.getLogger("brain.train")
-
-#: ``best`` value naming the tree search guided by the pattern model.
-HEURISTIC = "heuristic"
 
 
 @dataclass
@@ -108,17 +118,10 @@ class RlState:
         temporary.replace(path)
 
 
-def best_evaluator(best: str) -> Evaluator:
-    """The leaf evaluator of self-play: the network values every leaf, so that its
-    games teach its own value head (the pattern model until a network is promoted)."""
-    net = None if best == HEURISTIC else load_network(Path(best))
-    return PatternEvaluator() if net is None else net
-
-
 def brain_command(best: str, playouts: int) -> str:
     """The arena brain command line for a player (``heuristic`` or a weights file)."""
     weights = ("--no-network" if best == HEURISTIC
-               else f"--weights {best} --network-role leaves")
+               else f"--weights {shlex.quote(str(Path(best).resolve()))} --network-role leaves")
     budget = f" --playouts {playouts}" if playouts else ""
     return f"{sys.executable} -m brain {weights}{budget}"
 
@@ -166,16 +169,18 @@ def train_steps(state: RlState, buffer: ReplayBuffer) -> dict[str, float]:
     return totals
 
 
-def gate(state: RlState, candidate: Path) -> float:
-    """The candidate's score against the best player in an arena match."""
+def gate(state: RlState, candidate: Path, cluster: str | None = None) -> float:
+    """The candidate's score against the best player in an arena match (on the cluster at
+    ``cluster``, if given)."""
     config = state.config
+    placement = ["--cluster", cluster] if cluster is not None else ["--concurrency", "1"]
     run = Path(config.out) / "gates" / f"iter-{state.iteration:04d}"
     command = [
         sys.executable, "-m", "arena", "run",
         brain_command(str(candidate), config.gate_playouts),
         brain_command(state.best, config.gate_playouts),
         "--name", "1=candidate", "--name", "2=best", "--pairs", str(config.gate_pairs),
-        "--tc", str(config.gate_tc_ms or 30_000), "--no-progress", "--concurrency", "1",
+        "--tc", str(config.gate_tc_ms or 30_000), "--no-progress", *placement,
         "--seed", str(config.seed + state.iteration), "--out", str(run),
     ]
     subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
@@ -184,8 +189,16 @@ def gate(state: RlState, candidate: Path) -> float:
     return candidate_row["points"] / max(candidate_row["games"], 1)
 
 
-def run(config: RlConfig) -> RlState:
-    """Run (or resume) the loop until ``config.iterations`` iterations are done."""
+def run(config: RlConfig, cluster: str | None = None) -> RlState:
+    """Run (or resume) the loop until ``config.iterations`` iterations are done, on the
+    Ray cluster at ``cluster`` if given (an address of :func:`brain.cluster.connect`)."""
+    if cluster is None:
+        return _iterate(config, None)
+    with connect(cluster) as connection:
+        return _iterate(config, connection)
+
+
+def _iterate(config: RlConfig, connection: RayConnection | None) -> RlState:
     out = Path(config.out)
     out.mkdir(parents=True, exist_ok=True)
     state = RlState.open(config)
@@ -197,7 +210,10 @@ def run(config: RlConfig) -> RlState:
         if done < wanted:
             log.info("iteration %d: self-play with %s", state.iteration, state.best)
             selfplay = SelfPlayConfig(playouts=c.playouts, seed=c.seed)
-            generate(best_evaluator(state.best), replay, wanted - done, selfplay)
+            if connection is None:
+                generate(best_evaluator(state.best), replay, wanted - done, selfplay)
+            else:
+                record_games(cluster_games(state.best, selfplay), replay, wanted - done)
         if state.trained_iteration < state.iteration:
             buffer = ReplayBuffer(replay, c.buffer)
             samples = buffer.load()
@@ -208,7 +224,7 @@ def run(config: RlConfig) -> RlState:
             state.save()
         candidate = out / "candidates" / f"iter-{state.iteration:04d}.npz"
         export_checkpoint(out / "latest.pt", candidate)
-        score = gate(state, candidate)
+        score = gate(state, candidate, connection and connection.address)
         promoted = score >= c.gate_score
         state.history[-1].update({"gate_score": round(score, 3), "promoted": promoted,
                                   "against": state.best})

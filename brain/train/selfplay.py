@@ -7,6 +7,10 @@ in proportion to the visit counts, later the most visited move is played. Each p
 becomes a sample: the encoded planes, the root's visit distribution as the policy target,
 and the game's result (win/draw/loss for the side to move) as the value target.
 
+Game ``n`` of a replay folder draws everything from the seed ``(config.seed, n)``
+(:func:`game_rng`), so it is the same game wherever it is played: here (:func:`generate`)
+or on a cluster node (:mod:`brain.train.cluster`), and after a resume.
+
 Samples are written in chunks (``.npz``, one board shape per chunk) to a replay folder;
 :class:`ReplayBuffer` serves random, symmetry-augmented batches from its newest chunks in
 the :class:`~brain.train.data.Batch` form the trainer uses.
@@ -17,13 +21,14 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from brain.eval.evaluator import Evaluator
+from brain.engine import load_network
+from brain.eval.evaluator import Evaluator, PatternEvaluator
 from brain.eval.features import encode
 from brain.game.board import Board, Color
 from brain.game.openings import random_openings
@@ -34,6 +39,9 @@ from brain.train.data import Batch, apply_symmetry, symmetry_count
 
 #: Samples per chunk file.
 CHUNK_SAMPLES = 2048
+#: A player named by this instead of a weights file: the tree search guided by the pattern
+#: model.
+HEURISTIC = "heuristic"
 
 
 @dataclass(frozen=True)
@@ -75,6 +83,17 @@ class SelfPlayGame:
             column = 1 if self.winner is None else 0 if self.winner is color else 2
             out[n, column] = 1.0
         return out
+
+
+def best_evaluator(best: str) -> Evaluator:
+    """The leaf evaluator of self-play for a player (a weights file or :data:`HEURISTIC`):
+    the network values every leaf, so that its games teach its own value head."""
+    return PatternEvaluator() if best == HEURISTIC else load_network(Path(best))
+
+
+def game_rng(config: SelfPlayConfig, index: int) -> np.random.Generator:
+    """The random stream of game ``index`` of a replay folder."""
+    return np.random.default_rng([config.seed, index])
 
 
 def play_game(evaluator: Evaluator, config: SelfPlayConfig,
@@ -220,17 +239,29 @@ class SelfPlayLog:
         temporary.replace(path)
 
 
+#: Plays the games of a range of indices and yields them in index order.
+GameSource = Callable[[range], Iterable[SelfPlayGame]]
+
+
 def generate(evaluator: Evaluator, folder: Path, games: int, config: SelfPlayConfig,
              games_per_chunk: int = 16, progress: bool = True) -> SelfPlayLog:
-    """Play ``games`` more games into ``folder`` (resumable: totals and the seed stream
+    """Play ``games`` more games here into ``folder`` (resumable: totals and game numbers
     continue from ``selfplay.json``)."""
+    def source(indices: range) -> Iterable[SelfPlayGame]:
+        return (play_game(evaluator, config, game_rng(config, n)) for n in indices)
+
+    return record_games(source, folder, games, games_per_chunk, progress)
+
+
+def record_games(source: GameSource, folder: Path, games: int, games_per_chunk: int = 16,
+                 progress: bool = True) -> SelfPlayLog:
+    """Write ``games`` more games of ``source`` into ``folder``: chunks, then the totals of
+    ``selfplay.json`` (so a kill loses at most the games of an unwritten chunk)."""
     log = SelfPlayLog.read(folder)
-    rng = np.random.default_rng([config.seed, log.games])
     pending: list[SelfPlayGame] = []
     started = time.monotonic()
     target = log.games + games
-    while log.games < target:
-        game = play_game(evaluator, config, rng)
+    for game in source(range(log.games, target)):
         pending.append(game)
         log.games += 1
         log.samples += len(game.to_move)

@@ -1,0 +1,100 @@
+"""Self-play on a Ray cluster: ``python -m brain.train rl|selfplay ... --cluster ADDRESS``.
+
+:func:`cluster_games` is a :data:`brain.train.selfplay.GameSource` whose games are Ray
+tasks: game ``n`` runs :func:`brain.train.selfplay.play_game` with
+:func:`~brain.train.selfplay.game_rng` ``(config, n)`` on whichever node has a free CPU,
+so it is the game a local run would play. The player's weights file is put in the object
+store once and loaded once per worker process. The driver keeps the replay folder: games
+come back to it, are written in index order by
+:func:`~brain.train.selfplay.record_games`, and feed its replay buffer. A task whose worker
+or node dies is run again by Ray (:data:`TASK_RETRIES` times); a game is counted only when
+it comes back. This module imports no torch: the nodes need numpy and Ray only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from collections import deque
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from brain.cluster import import_ray
+from brain.eval.evaluator import Evaluator
+from brain.train.selfplay import (
+    HEURISTIC,
+    GameSource,
+    SelfPlayConfig,
+    SelfPlayGame,
+    best_evaluator,
+    game_rng,
+    play_game,
+)
+
+__all__ = ["TASK_RETRIES", "cluster_games"]
+
+#: Times Ray runs a self-play task again after its worker or node died.
+TASK_RETRIES = 5
+#: Games submitted per CPU of the cluster, so that no CPU waits for the driver.
+IN_FLIGHT_PER_CPU = 2
+
+#: The evaluator of this worker process: (weights key, evaluator).
+_loaded: tuple[str, Evaluator] | None = None
+
+
+def _evaluator(key: str, weights: list[Any]) -> Evaluator:
+    """The player's evaluator on this node (``weights``: ``[]`` for the heuristic, or the
+    object ref of the weights file's bytes, in a list so that Ray passes it unresolved)."""
+    global _loaded
+    if _loaded is None or _loaded[0] != key:
+        if not weights:
+            evaluator = best_evaluator(HEURISTIC)
+        else:
+            path = Path(tempfile.gettempdir()) / "pbrain-weights" / f"{key}.npz"
+            if not path.is_file():
+                path.parent.mkdir(parents=True, exist_ok=True)
+                staging = path.with_suffix(f".{os.getpid()}.tmp")
+                staging.write_bytes(import_ray().get(weights[0]))
+                staging.replace(path)
+            evaluator = best_evaluator(str(path))
+        _loaded = (key, evaluator)
+    return _loaded[1]
+
+
+def _play_on_node(key: str, weights: list[Any], config: SelfPlayConfig,
+                  index: int) -> SelfPlayGame:
+    """The Ray task: game ``index`` of the replay folder."""
+    return play_game(_evaluator(key, weights), config, game_rng(config, index))
+
+
+def cluster_games(best: str, config: SelfPlayConfig) -> GameSource:
+    """Self-play games of ``best`` (a weights file or ``heuristic``) played on the cluster
+    this process is connected to (:func:`brain.cluster.connect`)."""
+    ray = import_ray()
+    if best == HEURISTIC:
+        key, weights = HEURISTIC, []
+    else:
+        data = Path(best).read_bytes()
+        key, weights = hashlib.sha256(data).hexdigest()[:32], [ray.put(data)]
+    task = ray.remote(_play_on_node).options(num_cpus=1, max_retries=TASK_RETRIES)
+
+    def source(indices: range) -> Iterator[SelfPlayGame]:
+        waiting = deque(indices)
+        running: dict[Any, int] = {}
+        finished: dict[int, SelfPlayGame] = {}
+        following = indices.start
+        while following < indices.stop:
+            limit = max(1, IN_FLIGHT_PER_CPU * int(ray.cluster_resources().get("CPU", 1)))
+            while waiting and len(running) < limit:
+                index = waiting.popleft()
+                running[task.remote(key, weights, config, index)] = index
+            ready, _ = ray.wait(list(running), num_returns=1)
+            for ref in ready:
+                finished[running.pop(ref)] = ray.get(ref)
+            while following in finished:
+                yield finished.pop(following)
+                following += 1
+
+    return source
