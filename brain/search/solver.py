@@ -33,6 +33,8 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+import cython
+
 from brain.game.board import Board
 from brain.game.patterns import Threat
 from brain.game.tactics import (
@@ -191,11 +193,24 @@ def _depths(limit: int) -> Iterator[int]:
     yield limit
 
 
+@cython.cclass
 class _Search:
     """One solve: the recursive attacker and defender nodes over a shared table.
 
-    ``mode`` is :data:`_VCF` for a VCF, else the VCT threat depth.
+    ``mode`` is :data:`_VCF` for a VCF, else the VCT threat depth. Compiled, an extension
+    type: its fields are C struct members, not dictionary entries.
     """
+
+    board = cython.declare(object)
+    attacker = cython.declare(object)
+    defender = cython.declare(object)
+    deadline = cython.declare(object)
+    max_nodes = cython.declare(object)
+    stop = cython.declare(object)
+    nodes = cython.declare(cython.longlong, visibility="public")
+    limited = cython.declare(cython.bint, visibility="public")
+    wins = cython.declare(dict)
+    fails = cython.declare(dict)
 
     def __init__(self, solver: ThreatSolver, board: Board, deadline: float | None,
                  max_nodes: int | None, stop: threading.Event | None) -> None:
