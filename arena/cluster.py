@@ -59,6 +59,7 @@ from arena.records import GameRecord
 from arena.rundir import RunDir
 from arena.tournament import TournamentError, probe_names, spawn_brain
 from brain.cluster import RayConnection, connect, import_ray, project_dir
+from brain.game.compiled import fresh_env
 from brain.game.openings import Opening
 from protocol.client import BrainProcess
 
@@ -329,7 +330,7 @@ class RayVenue:
     @classmethod
     def connect(cls, address: str) -> RayVenue:
         """Connect to the cluster at ``address`` (:func:`brain.cluster.connect`)."""
-        return cls(connect(address))
+        return cls(connect(address, fresh_env()))
 
     def close(self) -> None:
         """Disconnect from the cluster."""

@@ -20,8 +20,9 @@ the ``brain`` package), the checkout is the job's Ray ``working_dir``, less
 :data:`SHIP_EXCLUDES` and Ray's own (``.git``, ``.venv``), so every node runs the driver's
 code and weights, not whatever version it has installed. The extension modules compiled
 in place are shipped too (``.gitignore`` is not followed: it leaves them out), so that the
-nodes run the code the driver runs; a node of another platform ignores them and imports
-the Python modules. Numpy (the project's own
+nodes run the code the driver runs; the unpacked copy loses the files' times, so the
+callers pass :func:`brain.game.compiled.fresh_env` in ``env`` (a node of another platform
+ignores the extensions and imports the Python modules). Numpy (the project's own
 dependencies) and Ray must be installed on the nodes.
 
 This module imports nothing of the project: the arena and the trainer both use it.
@@ -31,6 +32,7 @@ from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -101,8 +103,9 @@ class RayConnection:
         self.close()
 
 
-def connect(address: str) -> RayConnection:
-    """Connect this process to the cluster at ``address`` (see the module docstring).
+def connect(address: str, env: Mapping[str, str] | None = None) -> RayConnection:
+    """Connect this process to the cluster at ``address`` (see the module docstring);
+    ``env``: environment variables of the job's workers (and of the brains they start).
 
     :raises ClusterUnavailable: Ray is not installed, or the cluster does not answer.
     """
@@ -113,6 +116,8 @@ def connect(address: str) -> RayConnection:
     checkout = project_dir()
     if checkout is not None:
         runtime_env = {"working_dir": str(checkout), "excludes": list(SHIP_EXCLUDES)}
+    if env:
+        runtime_env["env_vars"] = dict(env)
     options: dict[str, object] = {"runtime_env": runtime_env, "logging_level": logging.WARNING}
     if address == "local":
         options.update(include_dashboard=False, object_store_memory=LOCAL_OBJECT_STORE_BYTES)

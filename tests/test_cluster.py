@@ -19,8 +19,7 @@ import ray
 from ray.cluster_utils import Cluster
 
 from arena.cli import main as arena_main
-from brain.cluster import connect
-from brain.train.cluster import cluster_games
+from brain.train.cluster import cluster_games, connect_cluster
 from brain.train.selfplay import (
     SelfPlayConfig,
     SelfPlayLog,
@@ -253,7 +252,7 @@ def test_reinforcement_on_the_cluster_plays_the_self_play_games_of_a_local_run(
     weights = str(tmp_path / "rl" / "candidates" / "iter-0000.npz")
     local = generate(best_evaluator(weights), tmp_path / "local", 3, SMALL,
                      games_per_chunk=2, progress=False)
-    with connect(cluster.address):
+    with connect_cluster(cluster.address):
         remote = record_games(cluster_games(weights, SMALL), tmp_path / "ray", 3,
                               games_per_chunk=2, progress=False)
     assert not ray.is_initialized()
@@ -263,3 +262,12 @@ def test_reinforcement_on_the_cluster_plays_the_self_play_games_of_a_local_run(
     for name, arrays in mine.items():
         for key, values in arrays.items():
             assert np.array_equal(values, theirs[name][key]), (name, key)
+
+
+def test_the_nodes_run_the_search_core_the_driver_runs(cluster: Cluster) -> None:
+    from brain.game.compiled import core_status
+
+    # The shipped copy loses the files' times; the driver vouches for its extensions.
+    with connect_cluster(cluster.address):
+        remote = ray.get(ray.remote(core_status).remote())
+    assert remote == core_status()

@@ -11,6 +11,11 @@ prefers. This module decides between the two forms at import time:
   extension is stale, or when the environment variable ``PBRAIN_PURE_PYTHON`` is ``1``
   (to compare the two, or to debug the Python).
 
+A copy of the checkout that did not keep the files' times (a Ray job's working directory,
+:mod:`brain.cluster`) cannot tell a stale extension by them: the process that made the
+copy sets ``PBRAIN_COMPILED_FRESH=1`` (:func:`fresh_env`) when its own extensions were
+fresh, and the copy then takes them.
+
 A frozen build ships only the extensions, and they are used. Importing this module (the
 ``brain.game`` and ``brain.search`` packages do) installs the choice; :func:`core_status`
 says what was chosen, for the brain's log.
@@ -38,6 +43,8 @@ COMPILED_MODULES = (
 )
 #: Set to ``1`` to import the Python form of every compiled module.
 PURE_ENV = "PBRAIN_PURE_PYTHON"
+#: Set to ``1`` where file times say nothing: every extension present is taken as fresh.
+FRESH_ENV = "PBRAIN_COMPILED_FRESH"
 
 
 def pure_requested() -> bool:
@@ -67,7 +74,8 @@ def choose(name: str, folder: Path) -> tuple[Path | None, str]:
         return (source if source.is_file() else None), "pure (not compiled)"
     if pure_requested():
         return source, f"pure ({PURE_ENV}=1)"
-    if source.is_file() and source.stat().st_mtime > extension.stat().st_mtime:
+    if (os.environ.get(FRESH_ENV) != "1" and source.is_file()
+            and source.stat().st_mtime > extension.stat().st_mtime):
         return source, "pure (the compiled module is older than its source)"
     return extension, "compiled"
 
@@ -92,10 +100,21 @@ def install() -> None:
         sys.meta_path.insert(0, _CompiledOrPure())
 
 
+def _reasons() -> list[str]:
+    return [choose(name, _ROOT.joinpath(*name.split(".")[:-1]))[1]
+            for name in COMPILED_MODULES]
+
+
+def fresh_env() -> dict[str, str]:
+    """Environment for processes that run a copy of this checkout made without its file
+    times: :data:`FRESH_ENV` when every extension is fresh here, else nothing (the copy
+    then judges by its own times, and runs the Python it cannot trust)."""
+    return {FRESH_ENV: "1"} if all(r == "compiled" for r in _reasons()) else {}
+
+
 def core_status() -> str:
     """One line for the log: whether the search core runs compiled or as Python, and why."""
-    reasons = [choose(name, _ROOT.joinpath(*name.split(".")[:-1]))[1]
-               for name in COMPILED_MODULES]
+    reasons = _reasons()
     pure = [reason for reason in reasons if reason != "compiled"]
     if not pure:
         return f"search core compiled ({len(reasons)} modules)"

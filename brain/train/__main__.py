@@ -159,8 +159,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "selfplay":
         from pathlib import Path
 
-        from brain.cluster import connect
-        from brain.train.cluster import cluster_games
+        from brain.train.cluster import cluster_games, connect_cluster
         from brain.train.selfplay import (
             HEURISTIC,
             SelfPlayConfig,
@@ -174,7 +173,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.cluster is None:
             log = generate(best_evaluator(best), Path(args.out), args.games, config)
         else:
-            with connect(args.cluster):
+            with connect_cluster(args.cluster):
                 log = record_games(cluster_games(best, config), Path(args.out), args.games)
         print(f"{args.out}: {log.games} games, {log.samples} samples")
         return 0

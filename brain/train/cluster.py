@@ -21,8 +21,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from brain.cluster import import_ray
+from brain.cluster import RayConnection, connect, import_ray
 from brain.eval.evaluator import Evaluator
+from brain.game.compiled import fresh_env
 from brain.train.selfplay import (
     HEURISTIC,
     GameSource,
@@ -33,7 +34,7 @@ from brain.train.selfplay import (
     play_game,
 )
 
-__all__ = ["TASK_RETRIES", "cluster_games"]
+__all__ = ["TASK_RETRIES", "cluster_games", "connect_cluster"]
 
 #: Times Ray runs a self-play task again after its worker or node died.
 TASK_RETRIES = 5
@@ -67,6 +68,12 @@ def _play_on_node(key: str, weights: list[Any], config: SelfPlayConfig,
                   index: int) -> SelfPlayGame:
     """The Ray task: game ``index`` of the replay folder."""
     return play_game(_evaluator(key, weights), config, game_rng(config, index))
+
+
+def connect_cluster(address: str) -> RayConnection:
+    """Connect to the cluster at ``address`` (:func:`brain.cluster.connect`), its workers
+    told to take the compiled search core shipped with the job."""
+    return connect(address, fresh_env())
 
 
 def cluster_games(best: str, config: SelfPlayConfig) -> GameSource:

@@ -36,10 +36,10 @@ from typing import Any
 import numpy as np
 import torch
 
-from brain.cluster import RayConnection, connect
+from brain.cluster import RayConnection
 from brain.eval.network import Architecture
 from brain.train.checkpoint import load_checkpoint, model_from_checkpoint, save_checkpoint
-from brain.train.cluster import cluster_games
+from brain.train.cluster import cluster_games, connect_cluster
 from brain.train.export import export_checkpoint
 from brain.train.model import PolicyValueModel
 from brain.train.selfplay import (
@@ -194,7 +194,7 @@ def run(config: RlConfig, cluster: str | None = None) -> RlState:
     Ray cluster at ``cluster`` if given (an address of :func:`brain.cluster.connect`)."""
     if cluster is None:
         return _iterate(config, None)
-    with connect(cluster) as connection:
+    with connect_cluster(cluster) as connection:
         return _iterate(config, connection)
 
 
