@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from pathlib import Path
 
 import pexpect
@@ -25,6 +26,7 @@ def test_progress_bar_then_ctrl_c_then_resume(tmp_path: Path) -> None:
     try:
         # the bar redraws after each game, with the standings of both brains
         child.expect(r"\[#*-*\] 2/8 25% [0-9:]+ ETA [0-9:]+ \| (alpha|beta) [0-9.]+/2")
+        time.sleep(0.3)  # into the third game
         child.sendintr()
         child.expect("interrupted; finished games are saved. Continue with: "
                      rf"python -m arena run --resume {out}")
@@ -34,11 +36,13 @@ def test_progress_bar_then_ctrl_c_then_resume(tmp_path: Path) -> None:
     assert child.exitstatus == 130
     events = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()]
     assert events[-1]["event"] == "run_end" and events[-1]["reason"] == "interrupted"
-    interrupted = [e["game"] for e in events if e["event"] == "game_interrupted"]
-    recorded = [json.loads(line)["tags"]["game"]
-                for line in (out / "games.jsonl").read_text().splitlines()]
-    assert 2 <= len(recorded) < GAMES
-    assert interrupted and not set(map(str, interrupted)) & set(recorded)
+    started = {e["game"] for e in events if e["event"] == "game_start"}
+    ended = {e["game"] for e in events if e["event"] == "game_end"}
+    interrupted = {e["game"] for e in events if e["event"] == "game_interrupted"}
+    recorded = {int(json.loads(line)["tags"]["game"])
+                for line in (out / "games.jsonl").read_text().splitlines()}
+    assert 2 <= len(recorded) < GAMES and recorded == ended
+    assert interrupted == started - ended  # every game in progress is accounted for
 
     resumed = pexpect.spawn(sys.executable, ["-m", "arena", "run", "--resume", str(out)],
                             cwd=str(ROOT), encoding="utf-8", timeout=120)
