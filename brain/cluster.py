@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import logging
 import os
+import socket
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,6 +44,8 @@ __all__ = ["RAY_REQUIREMENT", "ClusterUnavailable", "RayConnection", "connect", 
 RAY_REQUIREMENT = "ray[client]==2.60.0"
 #: Object store of a ``local`` runtime: games and weights are small objects.
 LOCAL_OBJECT_STORE_BYTES = 256 * 2**20
+#: Seconds to wait for a head's port before giving up.
+CONNECT_TIMEOUT_S = 5.0
 #: Left out of the shipped checkout (Ray leaves out ``.git``, ``.venv`` and ``venv``).
 SHIP_EXCLUDES = ("arena-runs", "runs", "build", "dist", "*.egg-info", "**/__pycache__",
                  ".pytest_cache", ".ruff_cache", "brain/**/*.c")
@@ -103,6 +106,21 @@ class RayConnection:
         self.close()
 
 
+def _check_reachable(address: str) -> None:
+    """Fail fast on a ``[ray://]HOST:PORT`` where nothing listens (Ray would retry for
+    minutes)."""
+    host, sep, port = address.removeprefix("ray://").rpartition(":")
+    if not sep or not port.isdigit():
+        return  # "auto", or something for Ray itself to judge
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), CONNECT_TIMEOUT_S).close()
+    except OSError as exc:
+        raise ClusterUnavailable(
+            f"nothing answers at {address} ({exc}): start the head there with "
+            "'ray start --head' (see docs/cluster.md), or check the address and "
+            "port") from None
+
+
 def connect(address: str, env: Mapping[str, str] | None = None) -> RayConnection:
     """Connect this process to the cluster at ``address`` (see the module docstring);
     ``env``: environment variables of the job's workers (and of the brains they start).
@@ -124,6 +142,7 @@ def connect(address: str, env: Mapping[str, str] | None = None) -> RayConnection
         target = None
     else:
         target = address
+        _check_reachable(address)
     before = os.environ.get(_FOLLOW_GITIGNORE)
     os.environ[_FOLLOW_GITIGNORE] = "1"
     try:

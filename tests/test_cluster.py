@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -271,3 +272,29 @@ def test_the_nodes_run_the_search_core_the_driver_runs(cluster: Cluster) -> None
     with connect_cluster(cluster.address):
         remote = ray.get(ray.remote(core_status).remote())
     assert remote == core_status()
+
+
+def test_without_ray_cluster_says_what_to_install(tmp_path: Path) -> None:
+    blocked = "import sys\nsys.modules['ray'] = None  # as if Ray were not installed\n"
+    arena = (blocked + "from arena.cli import main\nsys.exit(main(['run', 'builtin:heuristic', "
+             f"'builtin:heuristic', '--out', {str(tmp_path / 'run')!r}, '--cluster', 'local']))")
+    train = (blocked + "from brain.train.__main__ import main\nsys.exit(main(['selfplay', "
+             f"'--out', {str(tmp_path / 'sp')!r}, '--games', '1', '--cluster', 'local']))")
+    for probe, status in ((arena, 1), (train, 2)):
+        done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True,
+                              text=True, timeout=120)
+        assert done.returncode == status, done.stderr
+        assert "pip install -e \".[cluster]\"" in done.stderr
+    assert not (tmp_path / "run").exists() and not (tmp_path / "sp").exists()
+
+
+def test_an_address_where_nothing_listens_fails_at_once(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]  # free once closed
+    started = time.monotonic()
+    status = arena_main(["run", "builtin:heuristic", "builtin:heuristic", "--out",
+                         str(tmp_path / "run"), "--cluster", f"127.0.0.1:{port}"])
+    assert status == 1 and time.monotonic() - started < 30
+    assert f"nothing answers at 127.0.0.1:{port}" in capsys.readouterr().err
