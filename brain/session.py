@@ -18,7 +18,14 @@ from brain import __version__
 from brain.analysis import SearchReporter
 from brain.engine import Engine
 from brain.eval.heuristic import choose_move as quick_move
-from brain.game.board import MAX_SIZE, MIN_SIZE, Board, Color, IllegalMoveError
+from brain.game.board import (
+    MAX_SIZE,
+    MIN_SIZE,
+    Board,
+    Color,
+    IllegalMoveError,
+    prepare_tables,
+)
 from brain.game.forbidden import is_forbidden
 from brain.game.rules import Rule, UnsupportedRuleError
 from brain.search.timecontrol import MoveBudget, TimeSettings, plan_move
@@ -163,12 +170,14 @@ class Session:
                     f"unsupported board size {shape}: this brain plays {MIN_SIZE} to {MAX_SIZE}"
                 )
         self.write(replies.OK)
-        # The board (and its tables, a few hundred ms on first use) is built at the first
-        # command that needs it, when INFO rule has arrived: managers send the rule after
-        # START, and building for the wrong rule first would waste the first move's time.
+        # The board is built at the first command that needs it, when INFO rule has
+        # arrived (managers send it after START). Its tables are built now, for the rule
+        # in force, while the manager sends the INFO lines: a rule that changes then
+        # costs its own colour tables only.
         self.board = None
         self._size = (width, height)
         self.engine.new_game()
+        prepare_tables(width, height, self.rule)
 
     def _require_board(self) -> Board:
         if self.board is None:

@@ -108,7 +108,7 @@ def test_check_with_merged_stderr_catches_a_brain_that_logs(
     capsys.readouterr()
     assert main(["check", logging_brain, "--merge-stderr"]) == 1
     assert "WARNING engine overran" in " ".join(capsys.readouterr().out.split())
-    assert main(["check", "builtin:mcts", "--merge-stderr", "--tc", "300"]) == 0
+    assert main(["check", "builtin:mcts", "--merge-stderr"]) == 0
     assert "FAIL" not in capsys.readouterr().out
 
 

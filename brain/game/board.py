@@ -145,6 +145,15 @@ def _geometry_for(width: int, height: int) -> _Geometry:
     return geometry
 
 
+def prepare_tables(width: int, height: int, rule: Rule) -> None:
+    """Build (once, for every later board) the tables a ``width`` x ``height`` board
+    under ``rule`` uses: a brain calls it while it waits for its first move request, so
+    that the move does not pay for them."""
+    _geometry_for(width, height)
+    _colour_tables(rule)
+    threat_table()
+
+
 def _zobrist(size: int) -> tuple[list[int], list[int], list[int]]:
     rng = random.Random(_ZOBRIST_SEED + size)
     return ([0] * size, [rng.getrandbits(64) for _ in range(size)],
