@@ -7,6 +7,10 @@ brain frozen with SIGSTOP between its moves would never even see its pipes close
 worker starts one reaper (:class:`Reaper`) with a pipe on its stdin and tells it each
 brain's session as it starts (``+SID``) and ends (``-SID``). End of input means the worker
 is gone: the reaper kills every session still listed, then exits.
+
+The reaper detaches from the worker at once (it forks, and the process the worker started
+exits): a worker that exits on its own (its node's raylet died) kills its direct children,
+brains and a child reaper alike, which would leave the brains' own children alive.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import signal
 import subprocess
 import sys
 import threading
+from typing import IO
 
 from protocol.client import session_pids
 
@@ -38,18 +43,28 @@ class Reaper:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._process: subprocess.Popen[bytes] | None = None
+        self._pipe: IO[bytes] | None = None
+
+    def _start(self) -> IO[bytes]:
+        starter = subprocess.Popen(
+            [sys.executable, "-m", "arena.reaper"], stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            start_new_session=True)  # outlives a kill of this process's group
+        starter.wait()  # it forked the reaper, which keeps the pipe, and exited
+        assert starter.stdin is not None
+        return starter.stdin
 
     def _send(self, line: str) -> None:
         with self._lock:
-            if self._process is None or self._process.poll() is not None:
-                self._process = subprocess.Popen(
-                    [sys.executable, "-m", "arena.reaper"], stdin=subprocess.PIPE,
-                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                    start_new_session=True)  # outlives a kill of this process's group
-            assert self._process.stdin is not None
-            self._process.stdin.write(line.encode() + b"\n")
-            self._process.stdin.flush()
+            for _ in range(2):  # once more with a new reaper if the old one is gone
+                if self._pipe is None:
+                    self._pipe = self._start()
+                try:
+                    self._pipe.write(line.encode() + b"\n")
+                    self._pipe.flush()
+                    return
+                except BrokenPipeError:
+                    self._pipe = None
 
     def watch(self, session_id: int) -> None:
         """Kill session ``session_id`` if this process dies before :meth:`forget`."""
@@ -61,7 +76,10 @@ class Reaper:
 
 
 def main() -> int:
-    """Read ``+SID``/``-SID`` lines until end of input, then kill the sessions left."""
+    """Detach, read ``+SID``/``-SID`` lines until end of input, then kill the sessions
+    left."""
+    if os.fork():
+        os._exit(0)  # the worker's child ends here; the reaper goes on as an orphan
     sessions: set[int] = set()
     for line in sys.stdin:
         text = line.strip()

@@ -28,6 +28,7 @@ from brain.train.selfplay import (
     generate,
     record_games,
 )
+from protocol.client import session_pids
 
 ROOT = Path(__file__).resolve().parents[1]
 FAULTY = Path(__file__).parent / "brains" / "faulty.py"
@@ -133,8 +134,10 @@ def test_a_match_on_the_cluster_gives_the_records_of_a_local_run(
     assert start["concurrency"] == 3  # the cluster's 3 CPUs, one per game
 
 
-def _run_command(cluster: Cluster, out: Path, pairs: int, think: float) -> list[str]:
-    return [sys.executable, "-m", "arena", "run", f"{FAULTY} --think {think}", str(FAULTY),
+def _run_command(cluster: Cluster, out: Path, pairs: int, think: float,
+                 slow: str = "") -> list[str]:
+    slow = slow or f"{FAULTY} --think {think}"
+    return [sys.executable, "-m", "arena", "run", slow, str(FAULTY),
             "--name", "1=slow", "--name", "2=fast", "--pairs", str(pairs),
             "--random-openings", "4", "--no-progress", "--out", str(out),
             "--cluster", cluster.address]
@@ -155,15 +158,26 @@ def test_games_of_a_killed_worker_and_a_killed_node_are_played_again(
     extra_raylet = extra.all_processes["raylet"][0].process.pid
     out = tmp_path / "run"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    driver = subprocess.Popen(_run_command(cluster, out, 8, 0.3), cwd=ROOT, env=env,
+    # The slow brain ignores SIGHUP (as wrapper scripts may) and starts a child that sleeps
+    # for a minute: when its worker dies, neither the kernel (SIGHUP to an orphaned group)
+    # nor the closed pipes end that child; the worker's reaper must.
+    slow = f"nohup {sys.executable} {FAULTY} --think 0.3 --fault child"
+    driver = subprocess.Popen(_run_command(cluster, out, 8, 0.3, slow), cwd=ROOT, env=env,
                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
         # A worker process playing a game, killed as the OOM killer would.
         _wait_until(lambda: len(_shipped_brains(GAME_TASK)) >= 2, 60, "games to start")
+        time.sleep(0.5)  # into the game (a game lasts seconds)
         worker = next(iter(_shipped_brains(GAME_TASK).values()))
+        sessions = [pid for pid, parent in _shipped_brains(GAME_TASK).items()
+                    if parent == worker]  # each brain leads a session of its own
         os.kill(worker, signal.SIGKILL)
         # Then the extra node, while it plays a game.
         _wait_until(lambda: _brain_on_node(extra_raylet), 60, "a game on the extra node")
+        time.sleep(0.5)
+        processes = _processes()
+        sessions += [pid for pid, worker in _shipped_brains(GAME_TASK).items()
+                     if processes.get(worker, (0, ""))[0] == extra_raylet]
         cluster.remove_node(extra, allow_graceful=False)
         _, errors = driver.communicate(timeout=120)
     finally:
@@ -172,7 +186,9 @@ def test_games_of_a_killed_worker_and_a_killed_node_are_played_again(
     _assert_every_game_once(out, 8)
     replayed = [e for e in _events(out) if e["event"] == "game_replayed"]
     assert len(replayed) >= 2, replayed  # the worker's game and the node's game(s)
-    _wait_until(lambda: not _shipped_brains(), 10, "the dead worker's brains to be killed")
+    _wait_until(lambda: not any(session_pids(s) for s in sessions), 10,
+                "the dead workers' brains and their children to be killed")
+    _wait_until(lambda: not _shipped_brains(), 10, "every brain to exit")
 
 
 def test_a_driver_killed_outright_resumes_with_the_same_command(
