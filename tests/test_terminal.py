@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pexpect
 
+from brain import __version__
+
 ROOT = Path(__file__).resolve().parents[1]
 MOVE = r"\d+,\d+\r\n"
 
@@ -56,6 +58,7 @@ def about(*args: str) -> str:
 
 
 def test_about_names_no_country_unless_told() -> None:
-    assert about() == 'name="pbrain-heuristic", version="0.1.0", author="pbrain-zero team"'
+    assert about() == (f'name="pbrain-heuristic", version="{__version__}", '
+                       'author="pbrain-zero team"')
     told = about("--author", "Jane Roe", "--country", "Iceland")
     assert told.endswith('author="Jane Roe", country="Iceland"')
