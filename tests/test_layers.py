@@ -79,7 +79,9 @@ def allowed(source: str) -> tuple[str, ...]:
     if within(source, "brain.search"):
         return ("brain.game", "brain.eval", "brain.search")
     if within(source, "brain.train"):
-        return ("brain",)  # everything of the brain, never the arena or the protocol
+        # Everything of the brain, and the wire format (the teacher pipeline drives
+        # other brains over it); never the arena.
+        return ("brain", "protocol")
     if within(source, "brain"):
         return ("brain", "protocol")  # the process; brain.train is checked separately
     if within(source, "protocol"):

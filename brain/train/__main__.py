@@ -9,6 +9,8 @@ Examples::
     python -m brain.train patterns --out weights/patterns.npz
     python -m brain.train selfplay --out runs/sp1 --games 100 --weights weights/pbrain-zero.npz
     python -m brain.train rl --out runs/rl1 --initial runs/sl1/best.pt --iterations 20
+    python -m brain.train teach --out runs/teach1 --teacher ../sparring/bin/rapfi/pbrain-rapfi
+    python -m brain.train supervised --out runs/sl2 --teacher runs/teach1
 """
 
 from __future__ import annotations
@@ -46,7 +48,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     sl.add_argument("--value-hidden", type=int, default=defaults.value_hidden)
     sl.add_argument("--sources", nargs="+", choices=list(SOURCES), default=defaults.sources)
     sl.add_argument("--source-weights", nargs="+", type=float, default=None,
-                    help="sampling weight per source (default: sqrt of its positions)")
+                    help="sampling weight per source, then per teacher board shape "
+                         "(default: sqrt of its positions)")
     sl.add_argument("--data-dir", default=defaults.data_dir)
     sl.add_argument("--max-games", type=int, default=None, help="games per source")
     sl.add_argument("--validation-fraction", type=float, default=defaults.validation_fraction)
@@ -70,6 +73,18 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     sl.add_argument("--device", default=None, help="cpu, cuda, cuda:1, ... (default: auto)")
     sl.add_argument("--precision", choices=("bf16", "fp32"), default=None,
                     help="bf16 autocast or fp32 (default: bf16 on GPUs that support it)")
+    sl.add_argument("--teacher", nargs="+", default=[], metavar="FOLDER",
+                    help="teacher runs (python -m brain.train teach) to mix in, as one more "
+                         "source per board shape (teacher15x15, teacher20x20)")
+    sl.add_argument("--teacher-temperature", type=float, default=defaults.teacher_temperature,
+                    help="softness of the policy target over the teacher's scored moves "
+                         "(logit units)")
+    sl.add_argument("--teacher-outcome-weight", type=float,
+                    default=defaults.teacher_outcome_weight,
+                    help="share of the continuation's outcome in the value target where "
+                         "the teacher gave both an evaluation and an outcome")
+
+    add_teach_parser(commands)
 
     sp = commands.add_parser("selfplay", help="play self-play games into a replay folder "
                                               "(resumes its counts)")
@@ -125,8 +140,84 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
+def add_teach_parser(commands: argparse._SubParsersAction) -> None:
+    """The ``teach`` command; its settings are left out of the namespace unless given (a
+    resumed run keeps its saved ones)."""
+    from brain.train.teach import TeachConfig
+
+    defaults = TeachConfig(out="")
+    keep = argparse.SUPPRESS
+    te = commands.add_parser(
+        "teach", help="label positions with a teacher engine (resumes OUT)",
+        description="Label positions of game records, random openings played out and "
+                    "pbrain-zero self-play with a teacher brain's moves and evaluations, "
+                    "into append-only shards in OUT. Re-run with the same --out to resume "
+                    "(with the saved settings; only --positions, --minutes and --nice are "
+                    "taken from the command line). See docs/network.md, 'Teacher data'.")
+    te.add_argument("--out", required=True, help="run folder (e.g. under runs/)")
+    te.add_argument("--teacher", default=keep,
+                    help="the teacher's command line, split like a shell does")
+    te.add_argument("--teacher-info", nargs="+", default=keep, metavar="KEY=VALUE",
+                    help="more INFO lines for the teacher at every START")
+    te.add_argument("--teacher-cwd", default=keep, help="the teacher's working directory")
+    te.add_argument("--ms", dest="move_ms", type=int, default=keep,
+                    help=f"the teacher's time per position (default {defaults.move_ms})")
+    te.add_argument("--multipv", type=int, default=keep,
+                    help="moves to score per position (Yixin-Board YXNBEST; default 1)")
+    te.add_argument("--pause-ms", type=int, default=keep,
+                    help=f"pause between a reply and the next request "
+                         f"(default {defaults.pause_ms})")
+    te.add_argument("--eval-scale", type=float, default=keep,
+                    help="Rapfi's scaling_factor: winrate = sigmoid(eval / scale) "
+                         f"(default {defaults.eval_scale:g})")
+    te.add_argument("--rule", type=int, default=keep,
+                    help="Gomocup rule of the labels: 0 freestyle (default), 1 exact five, "
+                         "4 renju")
+    te.add_argument("--sources", nargs="+", default=keep, metavar="NAME=WEIGHT",
+                    help="position sources and their shares of the teacher's time: game "
+                         f"files ({', '.join(SOURCES)}), openingsN, selfplayN "
+                         f"(default {' '.join(defaults.sources)})")
+    te.add_argument("--plies-per-game", type=int, default=keep,
+                    help=f"positions per record game (default {defaults.plies_per_game})")
+    te.add_argument("--max-games", type=int, default=keep,
+                    help=f"games read per game file (default {defaults.max_games})")
+    te.add_argument("--opening-stones", nargs="+", type=int, default=keep,
+                    help="stones of the random openings (default 2 3 4 5)")
+    te.add_argument("--opening-radius", type=int, default=keep,
+                    help=f"their distance from the centre (default {defaults.opening_radius})")
+    te.add_argument("--selfplay-playouts", type=int, default=keep,
+                    help=f"playouts per self-play move (default {defaults.selfplay_playouts})")
+    te.add_argument("--selfplay-weights", default=keep,
+                    help="network of the self-play games (default: the pattern model)")
+    te.add_argument("--outcomes", action="store_true", default=keep,
+                    help="also play record and self-play positions to the end with the "
+                         "teacher, for the value target (costs a game per position)")
+    te.add_argument("--outcome-ms", type=int, default=keep,
+                    help="the teacher's time per continuation move (default: --ms)")
+    te.add_argument("--shard-positions", type=int, default=keep,
+                    help=f"positions per shard (default {defaults.shard_positions})")
+    te.add_argument("--flush-seconds", type=float, default=keep,
+                    help=f"write a shard at least this often (default "
+                         f"{defaults.flush_seconds:g})")
+    te.add_argument("--seed", type=int, default=keep)
+    te.add_argument("--data-dir", default=keep, help="the shared data folder")
+    te.add_argument("--positions", type=int, default=None,
+                    help="stop after storing this many more positions")
+    te.add_argument("--minutes", type=float, default=None, help="stop after this long")
+    te.add_argument("--nice", type=int, default=10,
+                    help="raise the niceness of this process and the teacher (default 10)")
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    if args.command == "teach":
+        from brain.train.teach import TeachConfig
+        from brain.train.teach import main as teach
+
+        settings = {k: v for k, v in vars(args).items()
+                    if k not in ("command", "positions", "minutes", "nice")}
+        return teach(TeachConfig(**settings), set(settings) - {"out"}, args.positions,
+                     args.minutes, args.nice)
     if getattr(args, "cluster", None) is not None:
         from brain.cluster import ClusterUnavailable, import_ray
 

@@ -336,13 +336,17 @@ def load_source(source: Source, data_dir: Path = DEFAULT_DATA_DIR,
 def split_records(records: Sequence[GameRecord], validation_fraction: float
                   ) -> tuple[list[GameRecord], list[GameRecord]]:
     """(train, validation) by a stable hash of each record's split key."""
-    threshold = int(validation_fraction * 10_000)
     train: list[GameRecord] = []
     validation: list[GameRecord] = []
     for record in records:
-        bucket = zlib.crc32(record.split_key.encode()) % 10_000
-        (validation if bucket < threshold else train).append(record)
+        held_out = in_validation(record.split_key, validation_fraction)
+        (validation if held_out else train).append(record)
     return train, validation
+
+
+def in_validation(split_key: str, validation_fraction: float) -> bool:
+    """Whether a game with ``split_key`` belongs to the validation split (a stable hash)."""
+    return zlib.crc32(split_key.encode()) % 10_000 < int(validation_fraction * 10_000)
 
 
 # -- samples ---------------------------------------------------------------------------
@@ -448,11 +452,19 @@ class PositionSampler:
             ply = int(self._plies[pick])
             board = self._replayer.position(record, ply)
             target[:] = 0.0
-            target[record.moves[ply]] = 1.0
+            wdl[n] = self._targets(pick, board, target)
             planes[n] = apply_symmetry(encode(board), symmetry)
             policy[n] = apply_symmetry(target.reshape(self.height, self.width), symmetry)
-            wdl[n] = record.result.wdl(board.to_move)
         return Batch(planes, policy.reshape(len(picks), size), wdl)
+
+    def _targets(self, pick: int, board: Board, target: np.ndarray
+                 ) -> tuple[float, float, float]:
+        """Fill ``target`` (zeros, one per cell) with the policy target of position
+        ``pick`` (``board`` before its move) and return its win/draw/loss target: the
+        recorded move and the game's result."""
+        record = self.records[self._games[pick]]
+        target[record.moves[int(self._plies[pick])]] = 1.0
+        return record.result.wdl(board.to_move)
 
 
 class BatchStream:

@@ -75,6 +75,8 @@ class SelfPlayGame:
     to_move: list[Color] = field(default_factory=list)
     winner: Color | None = None
     moves: list[int] = field(default_factory=list)
+    #: The opening's stones (cells, black first), played before the first sample.
+    opening: list[int] = field(default_factory=list)
 
     def wdl(self) -> np.ndarray:
         """Win/draw/loss targets for the side to move of each sample."""
@@ -106,6 +108,7 @@ def play_game(evaluator: Evaluator, config: SelfPlayConfig,
     board = Board(width, height, Rule.from_gomocup(rule))
     game = SelfPlayGame(width, height, rule)
     for x, y in opening.moves:
+        game.opening.append(board.index(x, y))
         if judge_move(board, board.index(x, y)) is not None:
             return game  # an opening that ends the game has nothing to learn from
     mcts = Mcts(evaluator, MctsConfig(playouts=config.playouts,

@@ -45,6 +45,7 @@ from brain.train.data import (
     split_records,
 )
 from brain.train.model import PolicyValueModel
+from brain.train.teachdata import TargetSettings, teacher_samplers
 
 log = logging.getLogger("brain.train")
 
@@ -82,6 +83,10 @@ class TrainConfig:
     workers: int | None = None
     device: str | None = None
     precision: str | None = None
+    #: Teacher run folders (``python -m brain.train teach``) mixed in as more sources.
+    teacher: list[str] = field(default_factory=list)
+    teacher_temperature: float = 0.5
+    teacher_outcome_weight: float = 0.5
 
     def architecture(self) -> Architecture:
         return Architecture(self.blocks, self.channels, self.policy_channels,
@@ -152,6 +157,21 @@ def load_data(config: TrainConfig) -> Data:
         log.info("%s; %d train positions, %d validation positions (%.0f s)", report.summary(),
                  sampler.positions, summary[name]["validation_positions"],
                  time.monotonic() - started)
+    if config.teacher:
+        settings = TargetSettings(config.teacher_temperature, config.teacher_outcome_weight)
+        for sampler, held in teacher_samplers(config.teacher, settings,
+                                              config.validation_fraction):
+            train.append(sampler)
+            if held is not None:
+                validation[sampler.name] = held.all_positions(config.validation_positions,
+                                                              seed=config.seed)
+            summary[sampler.name] = {
+                "folders": list(config.teacher), "train_positions": sampler.positions,
+                "validation_positions": len(validation.get(sampler.name, ())),
+                "targets": asdict(settings)}
+            log.info("%s: %d train positions, %d validation positions from %s",
+                     sampler.name, sampler.positions,
+                     summary[sampler.name]["validation_positions"], ", ".join(config.teacher))
     weights = config.source_weights or [math.sqrt(s.positions) for s in train]
     if len(weights) != len(train):
         raise ValueError(f"{len(weights)} source weights for {len(train)} sources")
