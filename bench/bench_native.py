@@ -13,11 +13,13 @@ Measurements (only public APIs that every variant has):
   (``bench/bench_core.py``);
 * threat queries/s: ``four_cells``, ``three_cells`` and ``open_four_points`` for both
   colours on a 40-stone position (each call one query);
-* solver nodes/s: VCF and VCT (threes) of the lfz084 freestyle VCF puzzles, a fresh
-  solver and a node budget per puzzle, nodes over CPU seconds;
-* MCTS playouts/s: the median over Rapfi's ten benchmark positions, pattern model alone
-  and with the network's priors (the shipped weights), root solver off
-  (``bench/bench_mcts.py``).
+* solver nodes/s: VCF and VCT (threes) of every fourth lfz084 freestyle VCF puzzle, a
+  fresh solver and a 3,000-node budget per puzzle, nodes per CPU second;
+* MCTS playouts/s: playouts per CPU second of the search (other processes on the machine
+  do not count against it), the median over Rapfi's ten benchmark positions searched for
+  ``--seconds`` each as ``bench/bench_mcts.py`` does, pattern model alone and with the
+  network's priors (the shipped weights), root solver off;
+* the brain process: spawn to ``OK``, and peak memory after one 1-second move.
 
 Run: ``.venv/bin/python bench/bench_native.py [--before REV] [--seconds 1]``.
 """
@@ -27,9 +29,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from tabulate import tabulate
@@ -73,11 +77,19 @@ def solver_rate():
     return nodes / cpu
 
 def playouts(prior):
-    from bench_mcts import rate
+    from bench_search import positions
     from brain.eval.evaluator import PatternEvaluator
     from brain.eval.network import PolicyValueNet, default_weights_path
+    from brain.search.mcts import Mcts, MctsConfig
+    patterns = PatternEvaluator()
     net = PolicyValueNet.load(default_weights_path()) if prior else None
-    return statistics.median(row[2] for row in rate(PatternEvaluator(), net, seconds))
+    rates = []
+    for _, board in positions():
+        mcts = Mcts(patterns, MctsConfig(root_solver_share=0.0), prior_net=net)
+        started = time.process_time()
+        mcts.search(board, time.monotonic() + seconds, threading.Event())
+        rates.append(mcts.info.playouts / (time.process_time() - started))
+    return statistics.median(rates)
 
 print(json.dumps({
     "make/unmake pairs/s (freestyle)": make_unmake_rate(Rule.FREESTYLE, 15, seconds),
@@ -106,6 +118,48 @@ def measure(tree: Path, seconds: float, pure: bool) -> dict[str, float]:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def brain_process(tree: Path, pure: bool) -> dict[str, float]:
+    """Spawn ``python -m brain`` in ``tree``: milliseconds to its ``OK`` for ``START 15``,
+    then its peak memory (MiB) after one 1-second move, median of three runs."""
+    from brain.resources import shared_data_dir
+
+    env = dict(os.environ, PYTHONPATH=str(tree), PBRAIN_SHARED_DATA=str(shared_data_dir()))
+    env.pop("PBRAIN_PURE_PYTHON", None)
+    if pure:
+        env["PBRAIN_PURE_PYTHON"] = "1"
+    starts, peaks = [], []
+    for _ in range(3):
+        started = time.perf_counter()
+        proc = subprocess.Popen([sys.executable, "-m", "brain"], cwd=tree, env=env,
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        assert proc.stdin is not None and proc.stdout is not None
+
+        def ask(line: str, brain: subprocess.Popen = proc) -> str:
+            brain.stdin.write(line + "\r\n")
+            brain.stdin.flush()
+            return brain.stdout.readline().strip() if not line.startswith("INFO") else ""
+
+        if ask("START 15") != "OK":
+            raise RuntimeError(f"the brain in {tree} did not answer OK to START")
+        starts.append(1000 * (time.perf_counter() - started))
+        ask("INFO timeout_turn 1000")
+        ask("TURN 7,7")
+        peaks.append(_peak_mib(proc.pid))
+        proc.stdin.write("END\r\n")
+        proc.stdin.flush()
+        proc.wait(timeout=10)
+    return {"spawn to OK (ms)": statistics.median(starts),
+            "peak memory after a 1 s move (MiB)": statistics.median(peaks)}
+
+
+def _peak_mib(pid: int) -> float:
+    """The process's peak resident memory (VmHWM), in MiB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError(f"no VmHWM for process {pid}")
+
+
 def export(revision: str, into: Path) -> Path:
     """The files of ``revision`` (with this tree's ``weights/`` for the network) in ``into``."""
     archive = subprocess.run(["git", "archive", revision], cwd=ROOT, capture_output=True,
@@ -126,10 +180,12 @@ def main() -> None:
     columns: dict[str, dict[str, float]] = {}
     with tempfile.TemporaryDirectory() as scratch:
         if args.before:
-            columns[f"before ({args.before})"] = measure(
-                export(args.before, Path(scratch)), args.seconds, pure=True)
-        columns["pure"] = measure(ROOT, args.seconds, pure=True)
-        columns["compiled"] = measure(ROOT, args.seconds, pure=False)
+            before = export(args.before, Path(scratch))
+            columns[f"before ({args.before})"] = (measure(before, args.seconds, pure=True)
+                                                  | brain_process(before, pure=True))
+        columns["pure"] = measure(ROOT, args.seconds, pure=True) | brain_process(ROOT, True)
+        columns["compiled"] = (measure(ROOT, args.seconds, pure=False)
+                               | brain_process(ROOT, False))
     names = list(columns)
     rows = []
     for figure in columns["pure"]:

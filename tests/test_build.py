@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from brain import build
+from brain.game.compiled import COMPILED_MODULES
 
 
 def test_arguments_exclude_torch_and_ship_the_weights() -> None:
@@ -49,6 +50,9 @@ def test_built_brain_plays_a_game_without_torch(built_brain: Path) -> None:
     internal = built_brain.parent / "_internal"
     assert not list(internal.glob("torch*")), "torch must not be frozen into the brain"
     assert (internal / "weights" / "patterns.npz").is_file()
+    for module in COMPILED_MODULES:  # the compiled search core, not its Python source
+        folder = internal.joinpath(*module.split(".")[:-1])
+        assert list(folder.glob(module.rpartition(".")[2] + ".*.so")), module
     messages: list[str] = []
     proc = subprocess.Popen([str(built_brain)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, cwd=built_brain.parent.parent)
