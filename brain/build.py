@@ -12,7 +12,9 @@
   the zip, as Gomocup requires.
 
 The build excludes torch and the training package: the play path runs the network with
-numpy. Run it on Windows to get ``pbrain-zero.exe`` (PyInstaller does not cross-compile).
+numpy. On Windows it makes ``pbrain-zero.exe``; on Linux, ``--target windows`` makes the
+same Windows build under ``dist/windows/`` by running this module in a Windows Python
+under wine (:mod:`brain.build_windows`; needs wine and mingw-w64).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import shutil
 import subprocess
 import sys
 import zipfile
+from collections.abc import Sequence
 from pathlib import Path
 
 from brain import __version__
@@ -84,10 +87,11 @@ def weight_files() -> list[Path]:
     return sorted((ROOT / "weights").glob("*.npz"))
 
 
-def pyinstaller_args(mode: str, dist: Path, work: Path,
-                     about: Path | None = None) -> list[str]:
+def pyinstaller_args(mode: str, dist: Path, work: Path, about: Path | None = None,
+                     excludes: Sequence[str] = ()) -> list[str]:
     """PyInstaller command-line arguments for a ``onedir`` or ``onefile`` build;
-    ``about`` is a :data:`~brain.resources.ABOUT_FILE` to put at the bundle's root."""
+    ``about`` is a :data:`~brain.resources.ABOUT_FILE` to put at the bundle's root,
+    ``excludes`` modules to leave out besides :data:`EXCLUDED_MODULES`."""
     if mode not in ("onedir", "onefile"):
         raise ValueError(f"build mode must be 'onedir' or 'onefile', not {mode!r}")
     args = [
@@ -102,7 +106,7 @@ def pyinstaller_args(mode: str, dist: Path, work: Path,
         "--specpath", str(work / mode),
         "--paths", str(ROOT),
     ]
-    for module in EXCLUDED_MODULES:
+    for module in (*EXCLUDED_MODULES, *excludes):
         args += ["--exclude-module", module]
     for module in hidden_imports():
         args += ["--hidden-import", module]
@@ -126,12 +130,13 @@ def write_about(work: Path, author: str | None, country: str | None) -> Path | N
     return path
 
 
-def build(mode: str, dist: Path, work: Path, about: Path | None = None) -> Path:
+def build(mode: str, dist: Path, work: Path, about: Path | None = None,
+          excludes: Sequence[str] = ()) -> Path:
     """Run PyInstaller; returns the built executable's path."""
     import PyInstaller.__main__
 
     require_compiled_core()
-    PyInstaller.__main__.run(pyinstaller_args(mode, dist, work, about))
+    PyInstaller.__main__.run(pyinstaller_args(mode, dist, work, about, excludes))
     exe = dist / mode / (NAME if mode == "onedir" else "") / executable_name()
     if not exe.is_file():
         raise RuntimeError(f"PyInstaller finished but {exe} is missing: see its log above")
@@ -171,14 +176,27 @@ def main(argv: list[str] | None = None) -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--mode", choices=("onedir", "onefile", "both"), default="both",
                         help="which build to make (default: both)")
-    parser.add_argument("--dist", type=Path, default=ROOT / "dist", help="output folder")
-    parser.add_argument("--work", type=Path, default=ROOT / "build",
-                        help="PyInstaller's work folder")
+    parser.add_argument("--target", choices=("native", "windows"), default="native",
+                        help="native: for this system (default); windows: "
+                        "pbrain-zero.exe, made on Linux under wine")
+    parser.add_argument("--dist", type=Path, default=None,
+                        help="output folder (default: dist, or dist/windows)")
+    parser.add_argument("--work", type=Path, default=None,
+                        help="PyInstaller's work folder (default: build, or build/windows)")
+    parser.add_argument("--cache", type=Path, default=None,
+                        help="--target windows: where downloads, the Windows Python and "
+                        "the wine prefix are kept (default: ~/.cache/pbrain-zero/windows)")
+    parser.add_argument("--exclude", action="append", default=[], metavar="MODULE",
+                        help="leave this module out of the build too (repeatable)")
     parser.add_argument("--author", default=None,
                         help="the author the build names in its ABOUT reply")
     parser.add_argument("--country", default=None,
                         help="the country the build names in its ABOUT reply")
     args = parser.parse_args(argv)
+    if args.target == "windows" and sys.platform != "win32":
+        return _cross_build(args)
+    dist = args.dist or ROOT / "dist"
+    work = args.work or ROOT / "build"
     shipped = {path.name for path in weight_files()}
     if DEFAULT_PATTERN_MODEL_NAME not in shipped:
         print(f"error: weights/{DEFAULT_PATTERN_MODEL_NAME} is missing: the tree search "
@@ -189,15 +207,42 @@ def main(argv: list[str] | None = None) -> int:
         print(f"note: no weights/{DEFAULT_WEIGHTS_NAME}: the build plays with the pattern "
               "model, without a network", file=sys.stderr)
     modes = ("onedir", "onefile") if args.mode == "both" else (args.mode,)
-    about = write_about(args.work, args.author, args.country)
+    about = write_about(work, args.author, args.country)
     for mode in modes:
-        exe = build(mode, args.dist, args.work, about)
+        exe = build(mode, dist, work, about, args.exclude)
         print(f"{mode}: {exe}")
         if mode == "onedir":
-            archive = pack_submission(exe.parent, args.dist / "gomocup" / f"{NAME}.zip")
+            archive = pack_submission(exe.parent, dist / "gomocup" / f"{NAME}.zip")
             size = archive.stat().st_size / 1e6
             print(f"submission archive: {archive} ({size:.1f} MB), version {__version__}")
-    shutil.rmtree(args.work, ignore_errors=True)
+    shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+def _cross_build(args: argparse.Namespace) -> int:
+    """``--target windows`` on another system: :func:`brain.build_windows.build_windows`
+    runs this module's :func:`main` again in a Windows Python under wine."""
+    from brain import build_windows
+
+    options = ["--mode", args.mode]
+    for flag, value in (("--author", args.author), ("--country", args.country)):
+        if value:
+            options += [flag, value]
+    for module in (*build_windows.WINDOWS_EXCLUDES, *args.exclude):
+        options += ["--exclude", module]
+    try:
+        dist = build_windows.build_windows(
+            options, args.dist or ROOT / "dist" / "windows",
+            args.work or ROOT / "build" / "windows",
+            args.cache or build_windows.default_cache(),
+            log=lambda line: print(line, file=sys.stderr, flush=True))
+    except build_windows.WindowsBuildError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    for path in (dist / "onedir" / NAME / f"{NAME}.exe", dist / "onefile" / f"{NAME}.exe",
+                 dist / "gomocup" / f"{NAME}.zip"):
+        if path.is_file():
+            print(f"{path} ({path.stat().st_size / 1e6:.1f} MB)")
     return 0
 
 
