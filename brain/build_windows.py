@@ -100,6 +100,8 @@ WINDOWS_EXCLUDES = ("distutils", "_distutils_hack", "numpy.fft", "numpy.polynomi
 #: 64-bit wine, ``wine64``, on x86-64; 32-bit wine is not needed).
 TOOLS = {"wine": "wine", "wineboot": "wine", "wineserver": "wine",
          "x86_64-w64-mingw32-gcc-win32": "gcc-mingw-w64-x86-64-win32"}
+#: What the build copies from the checkout: the packages the brain imports, the weights.
+STAGED = ("brain", "protocol", "weights")
 #: The suffix of CPython 3.11 extension modules for Windows x86-64.
 PYD_SUFFIX = ".cp311-win_amd64.pyd"
 #: Longest time, in seconds, any one step under wine may take.
@@ -245,6 +247,7 @@ def prepare_prefix(cache: Path, log: Log) -> Path:
         return prefix
     log(f"creating the wine prefix {prefix}")
     shutil.rmtree(prefix, ignore_errors=True)
+    cache.mkdir(parents=True, exist_ok=True)  # wine makes the prefix, not its parents
     env = wine_env(prefix)
     run_logged(["wineboot", "--init"], env=env, log=log, what="wineboot", check=False)
     subprocess.run(["wineserver", "-w"], env=env, check=True, timeout=WINE_TIMEOUT)
@@ -254,13 +257,13 @@ def prepare_prefix(cache: Path, log: Log) -> Path:
 
 
 def stage(work: Path) -> Path:
-    """Copy what the build freezes (the ``brain`` package and the weights) into
-    ``work/src``, without compiled files of this machine; returns that folder."""
+    """Copy what the build freezes (:data:`STAGED`) into ``work/src``, without compiled
+    files of this machine; returns that folder."""
     source = work / "src"
     shutil.rmtree(source, ignore_errors=True)
     ignore = shutil.ignore_patterns("__pycache__", "*.so", "*.pyd", "*.c", "train")
-    shutil.copytree(ROOT / "brain", source / "brain", ignore=ignore)
-    shutil.copytree(ROOT / "weights", source / "weights")
+    for name in STAGED:
+        shutil.copytree(ROOT / name, source / name, ignore=ignore)
     return source
 
 
