@@ -2,12 +2,18 @@
 in a game, and each move's latency against timeout_turn.
 
 Build first (``python -m brain.build``), then run
-``.venv/bin/python bench/bench_build.py --turn-ms 1000``.
+``.venv/bin/python bench/bench_build.py --turn-ms 1000``. ``--windows`` measures the
+Windows build (``python -m brain.build --target windows``) under wine; ``--brain-args
+"--playouts 2000"`` fixes the search's size, so that both builds play the same game and
+their playouts per second (the median over the brain's MESSAGE lines) compare on the
+same positions.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
+import shlex
 import statistics
 import subprocess
 import threading
@@ -20,6 +26,8 @@ from brain.game.referee import judge_move
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = 4096
+#: The search rate in the brain's MESSAGE line after each move.
+RATE = re.compile(r"playouts \d+ \((\d+)/s\)")
 
 
 def tree_pids(pid: int) -> list[int]:
@@ -53,6 +61,7 @@ class Brain:
         self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.DEVNULL, text=True)
         self.peak_mb = 0.0
+        self.rates: list[int] = []  # playouts per second of each searched move
         self._sampling = True
         threading.Thread(target=self._sample, daemon=True).start()
 
@@ -70,6 +79,9 @@ class Brain:
             reply = self.proc.stdout.readline().strip()
             if not reply.startswith(("MESSAGE", "DEBUG")):
                 return reply, (time.perf_counter() - start) * 1000
+            rate = RATE.search(reply)
+            if rate:
+                self.rates.append(int(rate.group(1)))
 
     def send(self, line: str) -> None:
         assert self.proc.stdin is not None
@@ -82,9 +94,9 @@ class Brain:
         self._sampling = False
 
 
-def play_game(command: list[str], turn_ms: int) -> tuple[float, float, list[float], int]:
+def play_game(command: list[str], turn_ms: int) -> tuple[float, float, list[float], list[int]]:
     """One freestyle 15x15 game against the heuristic; returns spawn-to-OK ms, peak MB,
-    move latencies (ms) and the number of moves the brain played."""
+    move latencies (ms) and the playouts per second of each searched move."""
     brain = Brain(command)
     reply, _ = brain.ask("START 15")
     spawn_ms = (time.perf_counter() - brain.started) * 1000
@@ -107,29 +119,35 @@ def play_game(command: list[str], turn_ms: int) -> tuple[float, float, list[floa
             break
         command_line = "TURN {},{}".format(*board.xy(answer))
     brain.close()
-    return spawn_ms, brain.peak_mb, latencies, len(latencies)
+    return spawn_ms, brain.peak_mb, latencies, brain.rates
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--turn-ms", type=int, default=1000)
-    parser.add_argument("--dist", type=Path, default=ROOT / "dist")
+    parser.add_argument("--dist", type=Path, default=None,
+                        help="the build's folder (default: dist, or dist/windows)")
+    parser.add_argument("--windows", action="store_true",
+                        help="measure the Windows build, run under wine")
+    parser.add_argument("--brain-args", default="",
+                        help="extra arguments for the brain, e.g. '--playouts 2000'")
     args = parser.parse_args()
-    archive = args.dist / "gomocup" / "pbrain-zero.zip"
+    dist = args.dist or ROOT / "dist" / ("windows" if args.windows else "")
+    archive = dist / "gomocup" / "pbrain-zero.zip"
     if archive.exists():
         print(f"archive {archive.name}: {archive.stat().st_size / 1e6:.1f} MB")
-    builds = {
-        "onedir": [str(args.dist / "onedir" / "pbrain-zero" / "pbrain-zero")],
-        "onefile": [str(args.dist / "onefile" / "pbrain-zero")],
-    }
-    for name, command in builds.items():
-        if not Path(command[0]).exists():
+    exe = "pbrain-zero.exe" if args.windows else "pbrain-zero"
+    builds = {"onedir": dist / "onedir" / "pbrain-zero" / exe, "onefile": dist / "onefile" / exe}
+    for name, path in builds.items():
+        if not path.exists():
             print(f"{name}: not built")
             continue
-        spawn, peak, latencies, moves = play_game(command, args.turn_ms)
-        print(f"{name}: spawn->OK {spawn:.0f} ms, peak tree RSS {peak:.0f} MB, {moves} moves, "
-              f"latency median {statistics.median(latencies):.0f} ms max "
-              f"{max(latencies):.0f} ms (timeout_turn {args.turn_ms} ms)")
+        command = [*(["wine"] if args.windows else []), str(path), *shlex.split(args.brain_args)]
+        spawn, peak, latencies, rates = play_game(command, args.turn_ms)
+        speed = f", {statistics.median(rates)} playouts/s (median)" if rates else ""
+        print(f"{name}: spawn->OK {spawn:.0f} ms, peak tree RSS {peak:.0f} MB, "
+              f"{len(latencies)} moves, latency median {statistics.median(latencies):.0f} ms "
+              f"max {max(latencies):.0f} ms (timeout_turn {args.turn_ms} ms){speed}")
 
 
 if __name__ == "__main__":
