@@ -131,10 +131,12 @@ def require_tools() -> dict[str, str]:
     found = {name: shutil.which(name) for name in TOOLS}
     missing = sorted(name for name, path in found.items() if path is None)
     if missing:
-        packages = " ".join(sorted({TOOLS[name] for name in missing}))
+        packages = {TOOLS[name] for name in missing}
+        if "wine" in packages:
+            packages.add("wine64")  # what apt picks for wine on x86-64, named to be plain
         raise WindowsBuildError(
             f"the Windows build needs {', '.join(missing)}, which are not installed: on "
-            f"Debian or Ubuntu run 'sudo apt-get install -y {packages}'")
+            f"Debian or Ubuntu run 'sudo apt-get install -y {' '.join(sorted(packages))}'")
     return {name: path for name, path in found.items() if path is not None}
 
 

@@ -63,6 +63,14 @@ def _run_arena(args: list[str], env: dict[str, str], timeout: float) -> str:
     return done.stdout
 
 
+def test_missing_wine_is_named_with_the_command_that_installs_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", "/nonexistent")
+    with pytest.raises(build_windows.WindowsBuildError,
+                       match="apt-get install -y gcc-mingw-w64-x86-64-win32 wine wine64"):
+        build_windows.require_tools()
+
+
 def test_zip_has_the_exe_at_its_root_and_leaves_out_what_the_brain_never_uses(
         windows_build: Path) -> None:
     with zipfile.ZipFile(windows_build / "gomocup" / f"{NAME}.zip") as zf:
