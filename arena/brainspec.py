@@ -16,6 +16,7 @@ file name; :func:`unique_names` makes them distinct.
 
 from __future__ import annotations
 
+import os
 import shlex
 import shutil
 import sys
@@ -62,7 +63,9 @@ class BrainSpec:
 
     def argv(self) -> list[str]:
         """The argument list to execute: ``.exe`` files go through ``wine``, ``.py`` files
-        through this Python.
+        through this Python. Wine runs with ``WINEDEBUG=-all`` unless the environment sets
+        it: its own notices go to the brain's stderr, which a manager reading stderr as
+        replies (``--merge-stderr``, Piskvork) would take for the brain's.
 
         :raises BrainSpecError: a Windows program but no ``wine`` on the PATH.
         """
@@ -75,7 +78,9 @@ class BrainSpec:
                     f"{program} is a Windows program and wine is not installed: install wine "
                     "(e.g. 'apt install wine') or use a native build of the brain"
                 )
-            return [wine, *self.command]
+            if "WINEDEBUG" in os.environ:
+                return [wine, *self.command]
+            return ["env", "WINEDEBUG=-all", wine, *self.command]
         if suffix == ".py":
             return [sys.executable, *self.command]
         return list(self.command)

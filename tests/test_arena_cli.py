@@ -142,6 +142,9 @@ def test_brain_descriptions(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
     with pytest.raises(BrainSpecError, match="wine is not installed"):
         parse_brain(str(exe)).argv()
     monkeypatch.setattr(brainspec.shutil, "which", lambda name: "/usr/bin/wine")
+    monkeypatch.delenv("WINEDEBUG", raising=False)  # wine's notices off the brain's stderr
+    assert parse_brain(str(exe)).argv() == ["env", "WINEDEBUG=-all", "/usr/bin/wine", str(exe)]
+    monkeypatch.setenv("WINEDEBUG", "err+all")  # unless the user chose
     assert parse_brain(str(exe)).argv() == ["/usr/bin/wine", str(exe)]
     with pytest.raises(BrainSpecError, match="builtin:ENGINE"):
         parse_brain("builtin:nonsense")
