@@ -42,7 +42,7 @@ from brain.train.teachdata import (
     teacher_samplers,
     value_target,
 )
-from brain.train.teacher import Teacher, TeacherConfig
+from brain.train.teacher import ANALYSIS_INFO, Teacher, TeacherConfig
 from protocol.syntax import Point
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -77,12 +77,11 @@ def test_rapfi_search_lines_are_read() -> None:
     assert judgement.winrate == pytest.approx(sigmoid(-469 / 200))
     assert judgement.depth == 10 and judgement.mate is None
     assert judgement.pv[:3] == (Point(7, 6), Point(6, 7), Point(9, 7))  # H7 G8 J8
-    # The newest score of each first move, best first; the mated line scores 0.
+    # The newest score of each first move searched at depth 9 or 10, best first (H6 and
+    # J7 were last scored at depth 2); the mated line scores 0.
     assert [(c.point, round(c.winrate, 4)) for c in judgement.candidates] == [
         (Point(7, 6), round(sigmoid(-469 / 200), 4)),
         (Point(9, 7), round(sigmoid(-498 / 200), 4)),
-        (Point(7, 5), round(sigmoid(-518 / 200), 4)),  # H6, only searched to depth 2
-        (Point(9, 6), round(sigmoid(-580 / 200), 4)),
         (Point(11, 5), 0.0),
     ]
     assert judgement.lost == (Point(11, 5),) and judgement.best == Point(7, 6)
@@ -116,7 +115,7 @@ def test_a_brain_labels_positions_and_restarts_after_a_crash(record_positions) -
 
 
 def test_pbrain_zero_analysis_gives_winrate_and_scored_moves(record_positions) -> None:
-    with Teacher(TeacherConfig(MCTS, move_ms=2000)) as teacher:
+    with Teacher(TeacherConfig(MCTS, move_ms=2000, info=(ANALYSIS_INFO,))) as teacher:
         label = teacher.ask(record_positions[1][1], 15, 15, 0)
     judgement = label.judgement
     assert judgement.winrate is not None and 0 <= judgement.winrate <= 1

@@ -13,7 +13,7 @@ ignore; there is no common format, so :func:`read_judgement` understands three:
 * Rapfi's search lines (its ``message_mode = "normal"``, the default)::
 
       Depth 13-20 | Eval 665 | Time 107ms | I8 G8 H7 H10 G6
-      (2) -518 | 8-11 | H6 H10 H7 G10            (multi-PV, one line per rank)
+      (2) -518 | 8-11 | H6 H10 H7 G10            (multi-PV: rank, value, depth, line)
       Speed 964K | Depth 13-21 | Eval 665 | Node 164K | Time 170ms
 
   An evaluation is an integer in Rapfi's units for the side to move, or a proven result
@@ -21,7 +21,9 @@ ignore; there is no common format, so :func:`read_judgement` understands three:
   database). Rapfi maps values to winrates by ``sigmoid(value / scaling_factor)`` with
   a scaling factor of 200 unless its config says otherwise (:data:`RAPFI_SCALE`).
   A move is a column letter (``A`` is x = 0) and a 1-based row: ``I8`` is x = 8, y = 7
-  in protocol coordinates.
+  in protocol coordinates. The scored moves are the first moves of the multi-PV lines
+  with their newest score, among those searched at the last two depths (a move that
+  left the top lines keeps an older, shallower score and is dropped).
 
 All winrates are from the point of view of the side to move, 0 (lost) to 1 (won).
 """
@@ -123,7 +125,7 @@ def read_judgement(messages: Iterable[str], width: int, height: int,
     depth = 0
     mate: int | None = None
     pv: tuple[Point, ...] = ()
-    ranked: dict[Point, float] = {}
+    ranked: dict[Point, tuple[float, int]] = {}
     lost: dict[Point, None] = {}
     best: Point | None = None
     analysis = None
@@ -152,11 +154,13 @@ def read_judgement(messages: Iterable[str], width: int, height: int,
             line = _rapfi_moves(match[5], width, height)
             with_value = _rapfi_value(match[2], scale)
             if line and with_value is not None:
-                ranked.pop(line[0], None)  # the newest score of a move counts
-                ranked[line[0]] = with_value[0]
+                ranked[line[0]] = (with_value[0], int(match[3]))  # the newest score counts
         elif (match := _BESTLINE.match(text)) is not None:
             pv = _rapfi_moves(match[1], width, height) or pv
-    candidates = tuple(Scored(p, w) for p, w in sorted(ranked.items(), key=lambda kv: -kv[1]))
+    deepest = max((d for _, d in ranked.values()), default=0)
+    candidates = tuple(Scored(p, w) for p, (w, d) in sorted(ranked.items(),
+                                                           key=lambda kv: -kv[1][0])
+                       if d >= deepest - 1)
     if analysis is not None:
         winrate = analysis.winrate if analysis.winrate is not None else winrate
         pv = analysis.pv or pv

@@ -6,10 +6,12 @@ shape and rule, then one ``BOARD`` request per position (:meth:`Teacher.ask`). W
 ``multipv`` above 1 it asks Yixin-Board's ``YXBOARD`` ... ``YXNBEST n`` instead, which
 Rapfi answers with a search of the ``n`` best moves and one scored line per move.
 
-Every game starts with the INFO lines of :data:`REPORT_INFO`: one search thread (the
-teacher runs beside training on a shared machine), Yixin-Board's ``REALTIME`` reports and
-our ``ANALYSIS`` report at the end of each search; brains ignore the keys they do not
-know.
+Every game starts with the INFO lines of :data:`REPORT_INFO`, Yixin-Board keys that
+Rapfi knows and other brains ignore: one search thread (the teacher runs beside training
+on a shared machine) and the ``REALTIME`` reports. More keys come from the config; send
+only keys the teacher knows: Rapfi reads the value of an unknown key as the next command
+and answers it ``ERROR``. pbrain-zero gives its winrate and scored moves with
+``show_analysis`` (:data:`ANALYSIS_INFO`).
 
 **Pause between requests.** Rapfi writes its move before it marks its search finished,
 and drops any command that arrives in between (``BOARD`` is then lost and its stone lines
@@ -31,12 +33,13 @@ from protocol.commands import Board, Field, Stone, command_lines
 from protocol.replies import MoveReply
 from protocol.syntax import Point
 
-__all__ = ["REPORT_INFO", "Label", "Teacher", "TeacherConfig", "TeacherError"]
+__all__ = ["ANALYSIS_INFO", "REPORT_INFO", "Label", "Teacher", "TeacherConfig", "TeacherError"]
 
-#: INFO keys sent at every START: one thread, Yixin-Board REALTIME lines, and one
-#: ANALYSIS report per search (the period is longer than any search: only the final one).
-REPORT_INFO: tuple[tuple[str, str], ...] = (
-    ("thread_num", "1"), ("show_detail", "1"), ("show_analysis", "3600000"))
+#: INFO keys sent at every START: one thread, Yixin-Board REALTIME lines.
+REPORT_INFO: tuple[tuple[str, str], ...] = (("thread_num", "1"), ("show_detail", "1"))
+#: pbrain-zero's report of a search: one ANALYSIS line per search (the period is longer
+#: than any search, so only the final report comes).
+ANALYSIS_INFO = ("show_analysis", "3600000")
 
 
 class TeacherError(RuntimeError):
