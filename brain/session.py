@@ -288,7 +288,13 @@ class Session:
         return plan_move(self.settings, received_at, board.move_count, debt)
 
     def think(self, received_at: float) -> int:
-        """Choose a move for the side to move within the budget; never raises."""
+        """Choose a move for the side to move within the budget; never raises. The search
+        reports a manager asked for end here, before the move is written."""
+        move = self._search(received_at)
+        self.reports.end(self.engine, self._searched)
+        return move
+
+    def _search(self, received_at: float) -> int:
         board = self._require_board()
         budget = self.budget(received_at)
         self._first_move = False
@@ -356,7 +362,6 @@ class Session:
         if board.is_full():
             raise CommandRefused("the board is full: there is no move to play")
         move = self.think(received_at)
-        self.reports.end(self.engine, self._searched)
         board.play(move)
         summary = self.engine.summary() if self._searched else ""
         if summary:
@@ -389,7 +394,6 @@ class Session:
             self.write(replies.SWAP)
             return
         move = self.think(received_at)
-        self.reports.end(self.engine, self._searched)
         fresh.play(move)
         self.write(replies.format_move(*fresh.xy(move)))
 
