@@ -61,11 +61,13 @@ def _shipped_brains(task: str = "") -> dict[int, int]:
             and task in processes.get(parent, (0, ""))[1]}
 
 
-def _brain_on_node(raylet: int) -> bool:
-    """Whether a brain runs in a worker of the node whose raylet is ``raylet``."""
+def _new_brain_on_node(raylet: int, seen: set[int]) -> bool:
+    """Whether a brain not in ``seen`` runs in a worker of the node whose raylet is
+    ``raylet``: a game that has just begun there, so it is still being played a moment
+    later (a game already under way may end first)."""
     processes = _processes()
     return any(processes.get(worker, (0, ""))[0] == raylet
-               for worker in _shipped_brains(GAME_TASK).values())
+               for brain, worker in _shipped_brains(GAME_TASK).items() if brain not in seen)
 
 
 def _wait_until(condition: object, seconds: float, what: str) -> None:
@@ -171,9 +173,11 @@ def test_games_of_a_killed_worker_and_a_killed_node_are_played_again(
         worker = next(iter(_shipped_brains(GAME_TASK).values()))
         sessions = [pid for pid, parent in _shipped_brains(GAME_TASK).items()
                     if parent == worker]  # each brain leads a session of its own
+        seen = set(_shipped_brains(GAME_TASK))
         os.kill(worker, signal.SIGKILL)
-        # Then the extra node, while it plays a game.
-        _wait_until(lambda: _brain_on_node(extra_raylet), 60, "a game on the extra node")
+        # Then the extra node, early in a game it plays.
+        _wait_until(lambda: _new_brain_on_node(extra_raylet, seen), 60,
+                    "a game to begin on the extra node")
         time.sleep(0.5)
         processes = _processes()
         sessions += [pid for pid, worker in _shipped_brains(GAME_TASK).items()
