@@ -12,11 +12,13 @@ import numpy as np
 import pytest
 
 from brain.engine import HeuristicEngine, MctsEngine, make_engine
+from brain.eval.evaluation import near_mask
 from brain.eval.evaluator import PatternEvaluator
 from brain.eval.patternmodel import (
     DEFAULT_PATTERN_MODEL_NAME,
     PatternModel,
     PatternModelError,
+    cell_features,
     default_pattern_model_path,
     relation_table,
     threat_counts,
@@ -119,6 +121,43 @@ def test_evaluator_policy_is_a_distribution_over_near_empty_cells(
     occupied = np.frombuffer(board.cells, dtype=np.uint8) != 0
     assert policy[0].sum() == pytest.approx(1.0)
     assert not policy[0, occupied].any() and -1 < value[0] < 1
+
+
+def test_evaluator_computes_the_model_on_the_features_it_was_fitted_on(
+        shipped: PatternModel, held_out_games: list) -> None:
+    """The compiled leaf arithmetic (brain/eval/patternscore.py) against the model written
+    out in numpy over the fitting features (cell_features, threat_counts): the near cells
+    by their king-move distance to a stone, the softmax of the table logits, the
+    perceptron on log(1 + count)."""
+    evaluator = PatternEvaluator(shipped)
+    checked = 0
+    for record in held_out_games[::6]:
+        board = Board(record.width, record.height, record.rule)
+        for move in record.moves[:40]:
+            board.play(move)
+            xs, ys = np.arange(board.size) % board.width, np.arange(board.size) // board.width
+            empty = np.frombuffer(board.cells, dtype=np.uint8) == 0
+            stones = np.flatnonzero(~empty)
+            distance = np.maximum(np.abs(xs[:, None] - xs[stones]),
+                                  np.abs(ys[:, None] - ys[stones])).min(axis=1)
+            near = empty & (distance <= 2)
+            assert (near_mask(board) == near).all()
+            cells = np.flatnonzero(near if near.any() else empty)
+            features = cell_features(board, cells)
+            logits = (shipped.pair_logits.reshape(-1)[features.pair]
+                      + shipped.last_logits[features.last])
+            if features.own_last is not None:
+                logits = logits + shipped.own_last_logits[features.own_last]
+            expected = np.zeros(board.size)
+            expected[cells] = np.exp(logits - logits.max()) / np.exp(logits - logits.max()).sum()
+            hidden = np.maximum(shipped.value_w1 @ np.log1p(threat_counts(board))
+                                + shipped.value_b1, 0.0)
+            value = np.tanh((shipped.value_w2 @ hidden + shipped.value_b2) / 2)
+            policy, values = evaluator.evaluate([board])
+            np.testing.assert_allclose(policy[0], expected, rtol=1e-9, atol=1e-15)
+            assert values[0] == pytest.approx(value, abs=1e-12)
+            checked += 1
+    assert checked > 300
 
 
 def test_value_and_policy_are_symmetric(held_out_games: list) -> None:

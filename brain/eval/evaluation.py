@@ -10,11 +10,11 @@ straight or double four) is met by a real defence or a four of one's own.
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 
 import numpy as np
 
+from brain.eval.patternscore import NEAR_REACH, mark_near
 from brain.game.board import Board
 from brain.game.tactics import (
     empty_mask,
@@ -37,33 +37,11 @@ DEFENCE_ORDER = np.array([0, 5, 10, 6, 11, 30, 40, 200, 25, 35, 500, 1500, 10**5
                          dtype=np.int64)
 
 
-@functools.cache
-def _neighbours(width: int, height: int, reach: int) -> np.ndarray:
-    """(size, k) table of the cells within ``reach`` king moves of each cell, padded
-    with the index ``size`` (one past the board)."""
-    size = width * height
-    rows = []
-    for y in range(height):
-        for x in range(width):
-            row = [
-                (y + dy) * width + x + dx
-                for dy in range(-reach, reach + 1) for dx in range(-reach, reach + 1)
-                if (dx or dy) and 0 <= x + dx < width and 0 <= y + dy < height
-            ]
-            rows.append(row + [size] * ((2 * reach + 1) ** 2 - 1 - len(row)))
-    return np.array(rows, dtype=np.intp)
-
-
-def near_mask(board: Board, reach: int = 2) -> np.ndarray:
+def near_mask(board: Board, reach: int = NEAR_REACH) -> np.ndarray:
     """Empty cells within ``reach`` king moves of a stone (the centre on an empty board)."""
-    empty = empty_mask(board)
-    stones = np.flatnonzero(~empty)
-    mask = np.zeros(board.size + 1, dtype=bool)
-    if len(stones) == 0:
-        mask[(board.height // 2) * board.width + board.width // 2] = True
-    else:
-        mask[_neighbours(board.width, board.height, reach)[stones]] = True
-    return mask[:-1] & empty
+    near = np.zeros(board.size, dtype=np.uint8)
+    mark_near(board.cells, board.width, board.height, reach, near)
+    return near.view(bool)
 
 
 def evaluate(board: Board) -> int:

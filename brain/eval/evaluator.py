@@ -13,10 +13,8 @@ from typing import Protocol
 
 import numpy as np
 
-from brain.eval.evaluation import near_mask
 from brain.eval.patternmodel import PatternModel, default_pattern_model_path
 from brain.game.board import Board
-from brain.game.tactics import empty_mask
 
 
 class Evaluator(Protocol):
@@ -51,11 +49,5 @@ class PatternEvaluator:
             if not board.history:
                 policy[n, (board.height // 2) * board.width + board.width // 2] = 1.0
                 continue
-            candidates = near_mask(board)
-            if not candidates.any():
-                candidates = empty_mask(board)
-            cells = np.flatnonzero(candidates)
-            logits = self.model.policy_logits(board, cells)
-            probs = np.exp(logits - logits.max())
-            policy[n, cells] = probs / probs.sum()
+            self.model.policy_into(board, policy[n])
         return policy, values

@@ -26,9 +26,9 @@ from typing import Any
 
 import numpy as np
 
+from brain.eval import patternscore
 from brain.game.board import Board
 from brain.game.patterns import Threat
-from brain.game.tactics import empty_mask
 from brain.resources import weights_dir
 
 #: File name of the shipped model inside ``weights/``.
@@ -94,12 +94,9 @@ def cell_features(board: Board, cells: np.ndarray) -> CellFeatures:
 def threat_counts(board: Board) -> np.ndarray:
     """How many empty cells give the side to move each threat level 1..12, then the same
     for the opponent (float64, :data:`VALUE_FEATURES` long)."""
-    me, them = board.to_move, board.to_move.opponent
-    empty = empty_mask(board)
-    return np.concatenate([
-        np.bincount(board.threats[me][empty], minlength=THREAT_LEVELS)[1:],
-        np.bincount(board.threats[them][empty], minlength=THREAT_LEVELS)[1:],
-    ]).astype(np.float64)
+    counts = np.zeros(VALUE_FEATURES)
+    patternscore.count_threats(board.threats, board.cells, int(board.to_move), counts)
+    return counts
 
 
 def value_input(counts: np.ndarray) -> np.ndarray:
@@ -138,22 +135,26 @@ class PatternModel:
     #: Provenance: data, fit settings and validation metrics.
     metadata: dict[str, Any] = field(default_factory=dict)
 
-    def policy_logits(self, board: Board, cells: np.ndarray) -> np.ndarray:
-        """Logits of the empty ``cells`` for the side to move (board not empty)."""
-        features = cell_features(board, cells)
-        logits = self.pair_logits.reshape(-1)[features.pair] + self.last_logits[features.last]
-        if features.own_last is not None:
-            logits = logits + self.own_last_logits[features.own_last]
-        return logits
+    def policy_into(self, board: Board, policy: np.ndarray) -> None:
+        """Write the side to move's priors into the zeroed float64 row ``policy`` (one
+        entry per cell; board not empty): the softmax of the cell logits over the empty
+        cells within two of a stone, or over every empty cell when none is."""
+        history = board.history
+        patternscore.fill_policy(
+            board.threats, board.cells, board.width, board.height, int(board.to_move),
+            history[-1][0], history[-2][0] if len(history) >= 2 else -1,
+            self.pair_logits, self.last_logits, self.own_last_logits,
+            relation_table(board.width, board.height), np.zeros(board.size, dtype=np.uint8),
+            policy)
 
     def value_logit(self, counts: np.ndarray) -> float:
         """The side to move's winning logit from its :func:`threat_counts`."""
-        hidden = np.maximum(self.value_w1 @ value_input(counts) + self.value_b1, 0.0)
-        return float(self.value_w2 @ hidden + self.value_b2)
+        return patternscore.value_logit(self.value_w1, self.value_b1, self.value_w2,
+                                        float(self.value_b2), counts)
 
     def value(self, board: Board) -> float:
         """The side to move's expected result in [-1, 1] (2 P(win) - 1)."""
-        return float(np.tanh(self.value_logit(threat_counts(board)) / 2))
+        return patternscore.value_of_logit(self.value_logit(threat_counts(board)))
 
     # -- files -------------------------------------------------------------------------
 

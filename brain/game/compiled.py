@@ -40,6 +40,7 @@ COMPILED_MODULES = (
     "brain.game.tactics",
     "brain.search.solver",
     "brain.search.mcts",
+    "brain.eval.patternscore",
 )
 #: Set to ``1`` to import the Python form of every compiled module.
 PURE_ENV = "PBRAIN_PURE_PYTHON"

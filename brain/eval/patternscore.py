@@ -1,0 +1,142 @@
+"""The pattern model's arithmetic on one position: the cells near the stones, the threat
+counts, the value perceptron and the softmax of the cell logits.
+
+The tree search evaluates thousands of leaves a second with the pattern model. Written as
+numpy calls on arrays of a few hundred cells, each step cost more in call overhead than
+in arithmetic (about 150 µs a leaf, most of a playout's time); here they are plain loops
+over typed memoryviews, compiled with the search core (:mod:`brain.game.compiled`), and
+they run unchanged, only slower, as Python. Both forms do the same floating-point
+operations in the same order (C's ``exp``, ``log1p`` and ``tanh`` are what Python's
+``math`` calls), so the compiled and the pure search agree to the last bit.
+"""
+
+from __future__ import annotations
+
+import cython
+from cython.cimports.libc.math import exp, log1p, tanh
+
+#: Number of threat levels (:class:`brain.game.patterns.Threat`, NONE included).
+LEVELS = 13
+#: Inputs of the value perceptron: both sides, every threat level but NONE.
+VALUE_INPUTS = 2 * (LEVELS - 1)
+#: How far from a stone a cell may be (king moves) to be a candidate.
+NEAR_REACH = 2
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def mark_near(cells: cython.uchar[::1], width: cython.int, height: cython.int,
+              reach: cython.int, near: cython.uchar[::1]) -> cython.int:
+    """Set ``near[q]`` to 1 for every empty cell within ``reach`` king moves of a stone
+    (the centre on an empty board); ``near`` starts zeroed. Returns how many were set."""
+    x: cython.int
+    y: cython.int
+    xx: cython.int
+    yy: cython.int
+    q: cython.int
+    count: cython.int = 0
+    stones: cython.int = 0
+    for y in range(height):
+        for x in range(width):
+            if cells[y * width + x] == 0:
+                continue
+            stones += 1
+            for yy in range(max(0, y - reach), min(height, y + reach + 1)):
+                for xx in range(max(0, x - reach), min(width, x + reach + 1)):
+                    q = yy * width + xx
+                    if cells[q] == 0 and near[q] == 0:
+                        near[q] = 1
+                        count += 1
+    if stones == 0:
+        near[(height // 2) * width + width // 2] = 1
+        count = 1
+    return count
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def count_threats(threats: cython.uchar[:, ::1], cells: cython.uchar[::1], me: cython.int,
+                  counts: cython.double[::1]) -> None:
+    """Add to ``counts`` how many empty cells give ``me`` each threat level 1..12, then
+    the same for the opponent (``counts`` is ``2 * (LEVELS - 1)`` long, zeroed)."""
+    q: cython.Py_ssize_t
+    level: cython.int
+    them: cython.int = 3 - me
+    for q in range(len(cells)):
+        if cells[q] != 0:
+            continue
+        level = threats[me, q]
+        if level > 0:
+            counts[level - 1] += 1.0
+        level = threats[them, q]
+        if level > 0:
+            counts[LEVELS - 2 + level] += 1.0
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def value_logit(w1: cython.double[:, ::1], b1: cython.double[::1], w2: cython.double[::1],
+                b2: cython.double, counts: cython.double[::1]) -> cython.double:
+    """``w2 . relu(w1 @ log1p(counts) + b1) + b2``: the perceptron's winning logit."""
+    j: cython.Py_ssize_t
+    i: cython.Py_ssize_t
+    hidden: cython.double
+    out: cython.double = 0.0
+    inputs = cython.declare(cython.double[24])  # VALUE_INPUTS (a C array needs a literal)
+    if w1.shape[1] != VALUE_INPUTS or len(counts) != VALUE_INPUTS:
+        raise ValueError(f"value inputs: {len(counts)} counts for a layer of "
+                         f"{w1.shape[1]}, expected {VALUE_INPUTS}")
+    for i in range(w1.shape[1]):
+        inputs[i] = log1p(counts[i])
+    for j in range(w1.shape[0]):
+        hidden = 0.0
+        for i in range(w1.shape[1]):
+            hidden += w1[j, i] * inputs[i]
+        hidden += b1[j]
+        if hidden > 0.0:
+            out += w2[j] * hidden
+    return out + b2
+
+
+def value_of_logit(logit: cython.double) -> cython.double:
+    """The expected result in [-1, 1] (``2 P(win) - 1``) of a winning logit."""
+    return tanh(logit / 2.0)
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def fill_policy(threats: cython.uchar[:, ::1], cells: cython.uchar[::1], width: cython.int,
+                height: cython.int, me: cython.int, last: cython.int, own_last: cython.int,
+                pair_logits: cython.double[:, ::1], last_logits: cython.double[::1],
+                own_last_logits: cython.double[::1],
+                relation: cython.const[cython.Py_ssize_t][:, ::1],
+                near: cython.uchar[::1], policy: cython.double[::1]) -> None:
+    """Write the priors of the side to move ``me`` into ``policy`` (zeroed, one entry per
+    cell): a softmax over the empty cells near the stones (all empty cells when none is
+    near) of the cell logits ``pair_logits[own threat, opponent threat] +
+    last_logits[relation to the last stone] + own_last_logits[relation to the mover's
+    previous stone]`` (``own_last`` -1: none yet). ``near`` is a zeroed scratch array."""
+    q: cython.Py_ssize_t
+    size: cython.Py_ssize_t = len(cells)
+    them: cython.int = 3 - me
+    logit: cython.double
+    best: cython.double = -1e300
+    total: cython.double = 0.0
+    if mark_near(cells, width, height, NEAR_REACH, near) == 0:
+        for q in range(size):
+            near[q] = cells[q] == 0
+    for q in range(size):
+        if near[q]:
+            logit = pair_logits[threats[me, q], threats[them, q]] + last_logits[relation[last, q]]
+            if own_last >= 0:
+                logit += own_last_logits[relation[own_last, q]]
+            policy[q] = logit
+            if logit > best:
+                best = logit
+    for q in range(size):
+        if near[q]:
+            policy[q] = exp(policy[q] - best)
+            total += policy[q]
+    for q in range(size):
+        if near[q]:
+            policy[q] /= total
