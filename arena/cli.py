@@ -152,6 +152,11 @@ def _parser() -> argparse.ArgumentParser:
     clock.add_argument("--start-timeout", type=float, default=10.0, metavar="S",
                        help="seconds to answer START with OK (default 10)")
     clock.add_argument("--merge-stderr", action="store_true", help=MERGE_STDERR_HELP)
+    clock.add_argument("--skip-non-moves", action="store_true",
+                       help="read moves as c-gomoku-cli does: while waiting for a move, skip "
+                            "lines that are not one (ERROR, UNKNOWN, junk) instead of "
+                            "counting them as a loss as Piskvork does; for engines with "
+                            "protocol quirks (each skipped line is kept in events.jsonl)")
 
     sprt = run.add_argument_group("SPRT (two brains: is the first stronger?)")
     sprt.add_argument("--sprt", nargs=2, type=float, metavar=("ELO0", "ELO1"),
@@ -327,6 +332,7 @@ def _config(args: argparse.Namespace) -> TournamentConfig:
         max_memory=round(args.max_memory * 2**20), enforce_memory=args.enforce_memory,
         move_limit=args.move_limit, start_timeout_s=args.start_timeout,
         suspend=args.suspend, merge_stderr=args.merge_stderr,
+        skip_non_moves=args.skip_non_moves,
     )
     return TournamentConfig(
         brains=tuple(specs), settings=settings, openings=openings, openings_source=source,

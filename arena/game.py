@@ -146,6 +146,9 @@ class GameSettings:
     :ivar merge_stderr: read each brain's stderr and stdout as one pipe, as Piskvork does:
         any line that is not a reply, MESSAGE or DEBUG (a log line, a traceback) is a bad
         reply (see :mod:`protocol.client`).
+    :ivar skip_non_moves: while waiting for a move, skip lines that are not one (ERROR,
+        UNKNOWN, junk) as c-gomoku-cli does, instead of counting them as a loss as Piskvork
+        does; each skipped line is kept in the move's event.
     """
 
     width: int = 15
@@ -159,6 +162,7 @@ class GameSettings:
     start_timeout_s: float = 10.0
     suspend: bool = True
     merge_stderr: bool = False
+    skip_non_moves: bool = False
 
     @property
     def draw_after(self) -> int | None:
@@ -363,7 +367,8 @@ def _play(
             observer("move", {"ply": len(moves), "color": seat.color.name.lower(),
                               "brain": seat.player.name, "x": x, "y": y,
                               "ms": round(reply.elapsed_ms, 1), "command": reply.command,
-                              "messages": list(reply.messages)})
+                              "messages": list(reply.messages),
+                              **({"skipped": list(reply.skipped)} if reply.skipped else {})})
         if settings.enforce_memory and settings.max_memory:
             _check_memory(seat, brain, settings.max_memory)
         if verdict is not None:

@@ -150,6 +150,7 @@ class TournamentConfig:
             "suspend": s.suspend,
             # Only when on, so that a run saved before the option existed resumes as is.
             **({"merge_stderr": True} if s.merge_stderr else {}),
+            **({"skip_non_moves": True} if s.skip_non_moves else {}),
             "openings": [[list(m) for m in o.moves] for o in self.openings],
             "openings_source": self.openings_source,
             "pairs_per_pairing": self.pairs_per_pairing,
@@ -178,6 +179,7 @@ class TournamentConfig:
                 game_type=data["game_type"], start_timeout_s=data["start_timeout_s"],
                 suspend=data.get("suspend", True),
                 merge_stderr=data.get("merge_stderr", False),
+                skip_non_moves=data.get("skip_non_moves", False),
             )
             return cls(
                 brains=tuple(BrainSpec.from_dict(b) for b in data["brains"]),
@@ -277,12 +279,14 @@ def spawn_brain(spec: BrainSpec, name: str, out: RunDir, game_id: int,
     :raises BrainError: the process cannot be started.
     """
     merged = settings.merge_stderr
-    return BrainProcess.spawn(
+    brain = BrainProcess.spawn(
         spec.argv(), cwd=spec.cwd, name=name,
         stderr_path=None if merged else out.log_path(game_id, name, "stderr"),
         merge_stderr=merged,
         transcript=out.log_path(game_id, name, "io") if transcripts else None,
     )
+    brain.skip_non_moves = settings.skip_non_moves
+    return brain
 
 
 class _PooledPlayer:

@@ -49,7 +49,10 @@ replies off the board or on an occupied square with :class:`IllegalMove`; rule-s
 judgement (fives, renju fouls) is the referee's business, not the client's.
 
 **ERROR/UNKNOWN** where a reply is expected raise :class:`BrainRefused` (Piskvork counts it
-as a loss; GomocupJudge would ignore it and let the clock run out).
+as a loss; GomocupJudge would ignore it and let the clock run out). With
+:attr:`BrainProcess.skip_non_moves` a move request is read as c-gomoku-cli reads it: lines
+that are not a move (ERROR, UNKNOWN, junk) are skipped until a move comes or the time is
+up, which measures the play of engines with protocol quirks rather than the quirks.
 
 Process-tree helpers (:func:`session_pids`, :func:`tree_rss`, :func:`kill_tree`) read
 ``/proc`` and therefore work on Linux only; elsewhere memory measurement raises
@@ -320,12 +323,15 @@ class MoveResult:
     :ivar command: the request word sent: ``"BEGIN"``, ``"TURN"`` or ``"BOARD"``.
     :ivar messages: ``MESSAGE``/``DEBUG`` lines (raw text) received since the previous
         request, in order.
+    :ivar skipped: lines that were not a move, skipped before it (only with
+        :attr:`BrainProcess.skip_non_moves`).
     """
 
     point: Point
     elapsed_ms: float
     command: str
     messages: tuple[str, ...] = ()
+    skipped: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -398,6 +404,10 @@ class BrainProcess:
         self.listener: Callable[[str], None] | None = None
         #: Whether stderr shares the stdout pipe (every stray line then loses).
         self.merged_stderr = process.stderr is None
+        #: Read move replies as c-gomoku-cli does: while waiting for a move, skip any line
+        #: that is not one (ERROR, UNKNOWN, junk) instead of failing; the window still
+        #: runs, and the skipped lines come back in :attr:`MoveResult.skipped`.
+        self.skip_non_moves = False
         self._readers = [
             threading.Thread(target=self._read_stdout, name=f"{name}-stdout", daemon=True)]
         if not self.merged_stderr:
@@ -782,12 +792,13 @@ class BrainProcess:
             raise BrainTimeout(self.name, during, elapsed, timeout) from None
 
     def _request(self, commands: Sequence[Command], timeout: float, during: str, *,
-                 about: bool = False) -> tuple[Reply, _Line, float]:
+                 about: bool = False, refuse: bool = True) -> tuple[Reply, _Line, float]:
         """Send ``commands`` and return the reply, its line and the time it was sent.
 
         A timeout kills the tree (except for ABOUT, see :meth:`about`).
 
-        :raises BrainRefused: for ``ERROR``/``UNKNOWN``.
+        :raises BrainRefused: for ``ERROR``/``UNKNOWN`` (unless ``refuse`` is false: they
+            are returned).
         """
         self._discard_pending()
         sent = self._write(commands)
@@ -800,7 +811,7 @@ class BrainProcess:
                                    timeout) from None
         else:
             reply, line = self._await_or_kill(sent, timeout, during)
-        if isinstance(reply, (ErrorReply, UnknownReply)):
+        if refuse and isinstance(reply, (ErrorReply, UnknownReply)):
             kind = "ERROR" if isinstance(reply, ErrorReply) else "UNKNOWN"
             raise BrainRefused(self.name, kind, reply.text, during)
         return reply, line, sent
@@ -952,8 +963,10 @@ class BrainProcess:
 
         :raises BrainTimeout: no move in time (the tree is killed).
         :raises BrainCrashed: the brain exited.
-        :raises BrainRefused: ``ERROR``/``UNKNOWN`` instead of a move.
-        :raises BrainProtocolError: a line that is not a move.
+        :raises BrainRefused: ``ERROR``/``UNKNOWN`` instead of a move (unless
+            :attr:`skip_non_moves`).
+        :raises BrainProtocolError: a line that is not a move (unless
+            :attr:`skip_non_moves`).
         :raises IllegalMove: a move off the board or on an occupied square.
         """
         position = [Point(*m) for m in moves]
@@ -997,7 +1010,12 @@ class BrainProcess:
         prefix = [] if time_left_ms is None else [Info(InfoKey.TIME_LEFT, str(time_left_ms))]
         self._known = None  # unknown until the brain has answered
         during = f"thinking on {word} (move {len(position) + 1})"
-        reply, line, sent = self._request([*prefix, command], timeout, during)
+        reply, line, sent = self._request([*prefix, command], timeout, during,
+                                          refuse=not self.skip_non_moves)
+        skipped: list[str] = []
+        while self.skip_non_moves and not isinstance(reply, (MoveReply, SuggestReply)):
+            skipped.append(line.text)
+            reply, line = self._await_or_kill(sent, timeout, during)
         if isinstance(reply, SuggestReply):
             # Piskvork answers SUGGEST with PLAY of the same move; the window keeps running.
             self._write([Play(reply.x, reply.y)])
@@ -1010,4 +1028,5 @@ class BrainProcess:
         if point in position:
             raise IllegalMove(self.name, point, "the square is occupied")
         self._known = [*position, point]
-        return MoveResult(point, (line.at - sent) * 1000.0, word, self._take_messages())
+        return MoveResult(point, (line.at - sent) * 1000.0, word, self._take_messages(),
+                          tuple(skipped))

@@ -108,6 +108,28 @@ def test_every_fault_is_adjudicated_and_the_tournament_completes(tmp_path: Path)
     assert logs and all(log.stat().st_size < (1 << 20) + 100 for log in logs)
 
 
+def test_skip_non_moves_plays_on_past_quirky_lines_and_records_them(tmp_path: Path) -> None:
+    """A brain that writes an ERROR and a junk line before its second move loses both
+    games by error reply as Piskvork would judge it, and plays them out with
+    skip_non_moves, the lines kept in its move events."""
+    brains = [brain("good"), brain("quirky", "quirky", at=2)]
+    for skip in (False, True):
+        settings = GameSettings(time=TimeControl(500, 0, 1000), skip_non_moves=skip)
+        out = tmp_path / f"skip-{skip}"
+        play(config(*brains, settings=settings), out)
+        run = RunDir(out)
+        records = run.load_games()
+        assert len(records) == 2
+        faults = [r.reason for r in records if not r.tags["termination"].startswith(
+            ("five", "draw"))]
+        assert len(faults) == (0 if skip else 2), faults
+        events = [json.loads(line) for line in run.events_path.read_text().splitlines()]
+        skipped = [e["skipped"] for e in events if e["event"] == "move" and "skipped" in e]
+        assert len(skipped) == (2 if skip else 0)
+        assert json.loads((out / "config.json").read_text())["config"].get("skip_non_moves",
+                                                                     False) == skip
+
+
 def test_merged_stderr_makes_log_lines_bad_replies_as_in_piskvork(tmp_path: Path) -> None:
     """The same brains, stderr apart and merged: a log line is harmless in the first run
     and a loss by bad reply in the second; chatty MESSAGE/DEBUG lines are fine in both."""

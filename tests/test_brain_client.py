@@ -152,6 +152,28 @@ def test_bad_replies_raise_typed_errors(fault: str, error: type[Exception], matc
             brain.play([first.point, (0, 0)], timeout=5)
 
 
+def test_skipping_non_moves_reads_past_error_and_junk_lines_as_c_gomoku_cli() -> None:
+    """Piskvork's reading loses on the first line that is not a move; with
+    ``skip_non_moves`` the move after them counts and the lines come back with it, while
+    a brain that never moves still times out."""
+    with started(faulty("quirky", at=2)) as brain:
+        first = brain.play([], timeout=5)
+        with pytest.raises(BrainRefused, match="TIME_LEFT"):
+            brain.play([first.point, (0, 0)], timeout=5)
+    with started(faulty("quirky", at=2)) as brain:
+        brain.skip_non_moves = True
+        first = brain.play([], timeout=5)
+        assert first.skipped == ()
+        second = brain.play([first.point, (0, 0)], timeout=5)
+        assert second.point not in (first.point, (0, 0))
+        assert second.skipped == ("ERROR Unknown command: TIME_LEFT",
+                                  "-\x16 ev +v11 nd 255 tm 2 sp 127")
+    with started(faulty("junk", at=1)) as brain:
+        brain.skip_non_moves = True
+        with pytest.raises(BrainTimeout):
+            brain.play([], timeout=0.5)
+
+
 def test_stderr_flood_is_drained_and_capped(tmp_path: Path) -> None:
     log = tmp_path / "stderr.log"
     with started(faulty("stderr", mb=6), stderr_path=log, stderr_limit=100_000) as brain:

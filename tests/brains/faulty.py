@@ -28,6 +28,7 @@ slow-start     sleep ``--delay`` seconds before answering START
 start-error    answer START with ``ERROR``
 chatty         print MESSAGE/DEBUG lines at start-up and before every answer
 child          start a child process that sleeps (to test process-tree kills)
+quirky         write an ERROR line and a junk line before answering move N
 =============  ===============================================================
 """
 
@@ -127,6 +128,11 @@ def main() -> int:
         if hit and fault == "error":
             out("ERROR cannot think today")
             return
+        if hit and fault == "quirky":
+            # What real engines do before a good move: Rapfi's ERROR for a half-read INFO,
+            # the tail of a MESSAGE line that PentaZen broke with a raw depth byte.
+            out("ERROR Unknown command: TIME_LEFT")
+            out("-\x16 ev +v11 nd 255 tm 2 sp 127")
         if hit and fault == "illegal" and game.cells:
             x, y = next(iter(game.cells))
         if hit and fault == "offboard":
