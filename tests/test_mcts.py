@@ -18,7 +18,16 @@ from brain.game.forbidden import is_forbidden
 from brain.game.rules import Rule
 from brain.game.tactics import four_cells, open_four_points
 from brain.resources import shared_data_dir
-from brain.search.mcts import UNKNOWN, WIN, Mcts, MctsConfig, Node, _priors, _Refuter
+from brain.search.mcts import (
+    UNKNOWN,
+    WIN,
+    Mcts,
+    MctsConfig,
+    Node,
+    _best_and_tactical,
+    _priors,
+    _Refuter,
+)
 from brain.search.solver import Status, ThreatSolver
 from brain.train.data import advance, parse_renju_line
 
@@ -304,3 +313,26 @@ def test_stops_the_opponents_vcf_in_renju_defence_puzzles(name: str, board: Boar
     assert not (defender is Color.BLACK and is_forbidden(board, move))
     board.play(move)
     assert ThreatSolver().vcf(board).status is Status.NO_WIN, f"{board.xy(move)} loses"
+
+
+@pytest.mark.parametrize("limit", [0, 1, 36, 400])
+def test_candidate_cells_are_the_best_by_policy_and_the_tactical_ones(limit: int) -> None:
+    """The one-pass selection of the compiled search against a stable sort, on puzzle
+    positions (fours and open threes on the board) with the pattern model's priors (most
+    cells tie at zero) and with random ones."""
+    evaluator = PatternEvaluator()
+    network = PolicyValueNet.load(default_weights_path())
+    rng = np.random.default_rng(5)
+    boards = [board for _, board in lfz_puzzles(207, Rule.RENJU, every=8)]
+    boards += [puzzle.board for puzzle in freestyle_vcf_puzzles(every=40)]
+    for board in boards:
+        empty = board.empty_cells()
+        me, them = board.to_move, board.to_move.opponent
+        tactical = empty[(board.threats[me][empty] >= 8) | (board.threats[them][empty] >= 11)]
+        for policy in (evaluator.evaluate([board])[0][0], rng.random(board.size).round(2),
+                       network.evaluate([board])[0][0].astype(np.float64)):
+            keep = empty[np.argsort(-policy[empty], kind="stable")[:limit]]
+            expected = np.unique(np.concatenate([keep, tactical]))
+            found = _best_and_tactical(policy, board.cells, board.threats, int(me), limit)
+            assert found.dtype == np.int64
+            np.testing.assert_array_equal(found, expected)
