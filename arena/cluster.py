@@ -278,6 +278,7 @@ class _NodePlayer:
 
     def acquire(self) -> BrainProcess:
         order = self._order
+        _REAPER.start()
         brain = spawn_brain(self._spec, self.name, self._logs, order.game_id, order.settings,
                             order.transcripts)
         _REAPER.watch(brain.pid)

@@ -66,6 +66,14 @@ class Reaper:
                 except BrokenPipeError:
                     self._pipe = None
 
+    def start(self) -> None:
+        """Start the reaper process unless it runs. Call it before starting a brain:
+        starting it takes a Python start-up (100 ms or more), and a brain started first
+        would be nobody's to kill if this process died in that time."""
+        with self._lock:
+            if self._pipe is None:
+                self._pipe = self._start()
+
     def watch(self, session_id: int) -> None:
         """Kill session ``session_id`` if this process dies before :meth:`forget`."""
         self._send(f"+{session_id}")

@@ -163,8 +163,9 @@ def test_games_of_a_killed_worker_and_a_killed_node_are_played_again(
     # The slow brain ignores SIGHUP (as wrapper scripts may) and starts a child that sleeps
     # for a minute: when its worker dies, neither the kernel (SIGHUP to an orphaned group)
     # nor the closed pipes end that child; the worker's reaper must.
-    slow = f"nohup {sys.executable} {FAULTY} --think 0.3 --fault child"
-    driver = subprocess.Popen(_run_command(cluster, out, 8, 0.3, slow), cwd=ROOT, env=env,
+    # 0.6 s a move: a game lasts several seconds, longer than a node takes to die.
+    slow = f"nohup {sys.executable} {FAULTY} --think 0.6 --fault child"
+    driver = subprocess.Popen(_run_command(cluster, out, 8, 0.6, slow), cwd=ROOT, env=env,
                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
         # A worker process playing a game, killed as the OOM killer would.
@@ -178,7 +179,8 @@ def test_games_of_a_killed_worker_and_a_killed_node_are_played_again(
         # Then the extra node, early in a game it plays.
         _wait_until(lambda: _new_brain_on_node(extra_raylet, seen), 60,
                     "a game to begin on the extra node")
-        time.sleep(0.5)
+        # At once: the node's processes die one by one and its workers notice the raylet's
+        # death up to a second later, and a game that ends before then is not lost.
         processes = _processes()
         sessions += [pid for pid, worker in _shipped_brains(GAME_TASK).items()
                      if processes.get(worker, (0, ""))[0] == extra_raylet]
