@@ -28,7 +28,6 @@ import numpy as np
 
 from brain.eval import patternscore
 from brain.game.board import Board
-from brain.game.patterns import Threat
 from brain.resources import weights_dir
 
 #: File name of the shipped model inside ``weights/``.
@@ -37,14 +36,14 @@ DEFAULT_PATTERN_MODEL_NAME = "patterns.npz"
 FORMAT = "pbrain-zero-patterns"
 FORMAT_VERSION = 1
 
-#: Number of :class:`Threat` levels.
-THREAT_LEVELS = len(Threat)
+#: Number of :class:`brain.game.patterns.Threat` levels.
+THREAT_LEVELS = patternscore.LEVELS
 #: Chebyshev distances told apart by :func:`relation_table` (farther cells share the last).
 RELATION_DISTANCES = 5
 #: Number of relation classes: each distance, on or off a line through the stone.
 RELATIONS = 2 * RELATION_DISTANCES
 #: Length of :func:`threat_counts`: both sides, every threat level but NONE.
-VALUE_FEATURES = 2 * (THREAT_LEVELS - 1)
+VALUE_FEATURES = patternscore.VALUE_INPUTS
 
 
 class PatternModelError(ValueError):

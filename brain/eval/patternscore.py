@@ -15,8 +15,10 @@ from __future__ import annotations
 import cython
 from cython.cimports.libc.math import exp, log1p, tanh
 
+from brain.game.patterns import Threat
+
 #: Number of threat levels (:class:`brain.game.patterns.Threat`, NONE included).
-LEVELS = 13
+LEVELS = len(Threat)
 #: Inputs of the value perceptron: both sides, every threat level but NONE.
 VALUE_INPUTS = 2 * (LEVELS - 1)
 #: How far from a stone a cell may be (king moves) to be a candidate.
