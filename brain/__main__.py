@@ -33,6 +33,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="strength level of the engine, where it has levels")
     parser.add_argument("--weights", type=Path, default=None,
                         help="network weights for mcts (default: the shipped file)")
+    parser.add_argument("--pattern-model", type=Path, default=None,
+                        help="mcts: pattern-model file that values the leaves (default: "
+                             "the shipped weights/patterns.npz)")
     parser.add_argument("--no-network", action="store_true",
                         help="mcts: guide the search with the pattern model alone")
     parser.add_argument("--network-role", choices=NETWORK_ROLES, default="priors",
@@ -83,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
 
     engine = make_engine(args.engine, args.level, weights=args.weights,
                          playouts=args.playouts, network=not args.no_network,
-                         network_role=args.network_role)
+                         network_role=args.network_role, pattern_model=args.pattern_model)
     about = bundled_about()
     session = Session(engine, output, process_started=_PROCESS_STARTED,
                       author=args.author or about.get("author") or DEFAULT_AUTHOR,

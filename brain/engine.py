@@ -113,10 +113,11 @@ def load_network(weights: Path | None = None) -> Evaluator | None:
 
 def make_engine(name: str, level: int | None = None, weights: Path | None = None,
                 playouts: int | None = None, network: bool = True,
-                network_role: str = "priors") -> Engine:
+                network_role: str = "priors", pattern_model: Path | None = None) -> Engine:
     """Build the engine called ``name``; raises ValueError for an unknown name or role.
 
-    ``weights``, ``network`` (False: the pattern model alone guides the search),
+    ``weights``, ``pattern_model`` (a pattern-model file; default: the shipped one),
+    ``network`` (False: the pattern model alone guides the search),
     ``network_role`` (one of :data:`NETWORK_ROLES`) and ``playouts`` (a fixed search
     budget, which makes play reproducible) apply to ``mcts``; ``level`` to engines with
     strength levels. If the tree search has no usable evaluator at all (the shipped
@@ -127,7 +128,7 @@ def make_engine(name: str, level: int | None = None, weights: Path | None = None
         return HeuristicEngine()
     if name == "mcts":
         from brain.eval.evaluator import PatternEvaluator
-        from brain.eval.patternmodel import PatternModelError
+        from brain.eval.patternmodel import PatternModel, PatternModelError
 
         if network_role not in NETWORK_ROLES:
             raise ValueError(f"unknown network role {network_role!r}: choose one of "
@@ -136,7 +137,8 @@ def make_engine(name: str, level: int | None = None, weights: Path | None = None
         if net is not None and network_role == "leaves":
             return MctsEngine(net, playouts)
         try:
-            patterns = PatternEvaluator()
+            patterns = PatternEvaluator(
+                None if pattern_model is None else PatternModel.load(pattern_model))
         except (PatternModelError, OSError) as exc:
             if net is not None:
                 log.error("the pattern model cannot load (%s): the network values the "

@@ -17,11 +17,13 @@ import numpy as np
 import pytest
 
 from brain.eval.features import legal_from_planes
+from brain.eval.patternmodel import PatternModel, default_pattern_model_path
 from brain.game.board import Board
 from brain.game.referee import judge_move
 from brain.game.rules import Rule
 from brain.game.symmetry import Symmetry, transform_point
 from brain.train.data import SOURCES, load_source
+from brain.train.patterns import teacher_examples
 from brain.train.reports import read_judgement
 from brain.train.supervised import TrainConfig
 from brain.train.supervised import run as train
@@ -276,6 +278,44 @@ def test_teacher_data_becomes_training_batches(labelled: Path, shared_data: Path
     train(config)
     log = (tmp_path / "sl" / "train.log").read_text()
     assert "teacher15x15" in log and "teacher9x9:" in log
+
+
+def test_teacher_labels_become_pattern_model_examples(labelled: Path) -> None:
+    positions = ShardStore(labelled).table().positions()
+    settings = TargetSettings(outcome_weight=0.5)
+    examples = 0
+    for position, (board, move, score) in zip(
+            positions, teacher_examples(positions, settings), strict=True):
+        assert [cell for cell, _ in board.history] == list(position.stones)
+        assert (board.width, board.height, int(board.rule)) == (
+            position.width, position.height, position.rule)
+        assert move == position.move and board.is_empty(move)
+        win, draw, loss = value_target(position, settings)
+        assert score == (None if win + draw + loss == 0 else pytest.approx(win + draw / 2))
+        examples += 1
+    assert examples == len(positions)
+
+
+def test_the_pattern_model_fits_teacher_labels(labelled: Path, tmp_path: Path) -> None:
+    out = tmp_path / "patterns.npz"
+    command = [sys.executable, "-m", "brain.train", "patterns", "--out", str(out)]
+    result = subprocess.run(
+        [*command, "--sources", "--teacher", str(labelled), "--compare",
+         str(default_pattern_model_path())],
+        cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    model = PatternModel.load(out)
+    data = model.metadata["data"]
+    assert data["games"] == 0 and data["teacher"] == [str(labelled)]
+    assert data["teacher_positions"] == len(ShardStore(labelled).table())
+    train = model.metadata["metrics"]["train"]
+    assert train["value_logloss"] < train["value_logloss_constant"]
+    assert 0 < train["policy_top1"] <= 1
+    assert set(model.metadata["compared"]) <= {"validation", "teacher_validation"}
+    assert "on the same held-out data" in result.stdout
+    nothing = subprocess.run([*command, "--sources"], cwd=ROOT, capture_output=True,
+                             text=True, timeout=300)
+    assert nothing.returncode == 2 and "nothing to fit" in nothing.stderr
 
 
 def test_a_spent_source_ends_the_run_with_each_position_once(shared_data: Path,

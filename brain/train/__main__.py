@@ -7,6 +7,7 @@ Examples::
     python -m brain.train supervised --out runs/sl1          # resume runs/sl1/last.pt
     python -m brain.train export runs/sl1/best.pt weights/pbrain-zero.npz
     python -m brain.train patterns --out weights/patterns.npz
+    python -m brain.train patterns --out runs/patterns-t1.npz --teacher runs/teach1
     python -m brain.train selfplay --out runs/sp1 --games 100 --weights weights/pbrain-zero.npz
     python -m brain.train rl --out runs/rl1 --initial runs/sl1/best.pt --iterations 20
     python -m brain.train teach --out runs/teach1 --teacher ../sparring/bin/rapfi/pbrain-rapfi
@@ -73,6 +74,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     sl.add_argument("--device", default=None, help="cpu, cuda, cuda:1, ... (default: auto)")
     sl.add_argument("--precision", choices=("bf16", "fp32"), default=None,
                     help="bf16 autocast or fp32 (default: bf16 on GPUs that support it)")
+    sl.add_argument("--initial", default=None, metavar="WEIGHTS",
+                    help="a weights file (.npz, e.g. weights/pbrain-zero.npz) a new run "
+                         "starts from, with its architecture, instead of random weights")
     sl.add_argument("--teacher", nargs="+", default=[], metavar="FOLDER",
                     help="teacher runs (python -m brain.train teach) to mix in, as one more "
                          "source per board shape (teacher15x15, teacher20x20)")
@@ -127,10 +131,22 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         description="Fit brain.eval.patternmodel's policy tables and value perceptron to game "
                     "records and write the model file.")
     pm.add_argument("--out", required=True, help="model file to write, e.g. weights/patterns.npz")
-    pm.add_argument("--sources", nargs="+", choices=list(SOURCES),
-                    default=list(PATTERN_SOURCES))
+    pm.add_argument("--sources", nargs="*", choices=list(SOURCES),
+                    default=list(PATTERN_SOURCES),
+                    help="game records to fit (none: the teacher data alone)")
+    pm.add_argument("--teacher", nargs="+", default=[], metavar="FOLDER",
+                    help="teacher run folders (python -m brain.train teach): their moves "
+                         "and evaluations are fitted too")
+    pm.add_argument("--teacher-outcome-weight", type=float,
+                    default=defaults.teacher_outcome_weight,
+                    help="share of a played-out outcome in a teacher position's value "
+                         "target, where it has one (default: %(default)s)")
     pm.add_argument("--data-dir", default=None, help="the shared data folder")
     pm.add_argument("--max-games", type=int, default=None, help="games per source")
+    pm.add_argument("--compare", default=None, metavar="MODEL",
+                    help="a pattern-model file (e.g. weights/patterns.npz) to score on the "
+                         "same held-out data; its figures are printed and kept in the "
+                         "new file's metadata")
     pm.add_argument("--hidden", type=int, default=32, help="value perceptron width")
     pm.add_argument("--seed", type=int, default=0)
 
@@ -238,13 +254,26 @@ def main(argv: list[str] | None = None) -> int:
         import json
         from pathlib import Path
 
+        from brain.eval.patternmodel import PatternModel
         from brain.train.data import DEFAULT_DATA_DIR
         from brain.train.patterns import fit
+        from brain.train.teachdata import TargetSettings
 
-        model = fit(args.sources, Path(args.data_dir) if args.data_dir else DEFAULT_DATA_DIR,
-                    args.max_games, hidden=args.hidden, seed=args.seed)
+        try:
+            compare = PatternModel.load(args.compare) if args.compare else None
+            model = fit(args.sources,
+                        Path(args.data_dir) if args.data_dir else DEFAULT_DATA_DIR,
+                        args.max_games, hidden=args.hidden, seed=args.seed,
+                        teacher=args.teacher, teacher_settings=TargetSettings(
+                            outcome_weight=args.teacher_outcome_weight), compare=compare)
+        except (ValueError, OSError) as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
         model.save(args.out)
         print(f"wrote {args.out}: {json.dumps(model.metadata['metrics'])}")
+        if compare is not None:
+            print(f"{args.compare} on the same held-out data: "
+                  f"{json.dumps(model.metadata['compared'])}")
         return 0
 
     if args.command == "selfplay":

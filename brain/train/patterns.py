@@ -16,13 +16,21 @@ position's candidates, L-BFGS); the value perceptron by logistic loss against th
 (Adam, full batch). Games are split into training and validation by their opening
 (:func:`brain.train.data.split_records`), and the validation metrics go into the file's
 metadata.
+
+Positions labelled by a teacher engine (``--teacher FOLDER``, :mod:`brain.train.teach`)
+add samples of the same two kinds: the teacher's move as the played move, and its
+evaluation (mixed with a played-out outcome where there is one,
+:func:`brain.train.teachdata.value_target`) as a soft result. An evaluation is a far
+denser value signal than a game's result: every position of a game shares its result,
+whoever blundered where.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
+from itertools import chain
 from pathlib import Path
 
 import numpy as np
@@ -38,17 +46,29 @@ from brain.eval.patternmodel import (
     threat_counts,
     value_input,
 )
-from brain.game.board import Color
+from brain.game.board import Board, Color
+from brain.game.rules import Rule
 from brain.train.data import (
     DEFAULT_DATA_DIR,
     SOURCES,
     GameRecord,
+    GameResult,
     Replayer,
     advance,
+    in_validation,
     load_source,
     split_records,
 )
+from brain.train.teachdata import (
+    LabelledPosition,
+    TargetSettings,
+    labelled_positions,
+    split_key,
+    value_target,
+)
 
+#: How teacher labels become targets unless told otherwise.
+DEFAULT_TARGETS = TargetSettings()
 #: Sources fitted when none are named: strong engine games under the freestyle rule.
 DEFAULT_SOURCES = ("freestyle15", "freestyle20")
 
@@ -66,7 +86,8 @@ class PatternSamples:
     position: np.ndarray
     #: Per position: index (into the cell arrays) of the played move.
     target: np.ndarray
-    #: Value samples: threat counts and result for the mover (1 win, 0.5 draw, 0 loss).
+    #: Value samples: threat counts and the mover's expected score (1 win, 0.5 draw, 0
+    #: loss; a teacher's evaluation anywhere between).
     counts: np.ndarray
     result: np.ndarray
 
@@ -75,9 +96,41 @@ class PatternSamples:
         return len(self.target)
 
 
-def collect(records: Sequence[GameRecord]) -> PatternSamples:
-    """Replay ``records`` and collect their policy and value samples."""
+#: A position to learn from: the board before the move (shared: read it before asking
+#: for the next example), the move played there, and the side to move's expected score
+#: in [0, 1] (None: no value target).
+Example = tuple[Board, int, float | None]
+
+
+def record_examples(records: Iterable[GameRecord]) -> Iterator[Example]:
+    """The target plies of game ``records``, valued by each game's result."""
     replayer = Replayer()
+    for record in records:
+        board = replayer.start(record)
+        targets = set(record.target_plies())
+        for ply, move in enumerate(record.moves):
+            if ply in targets:
+                win, draw, loss = record.result.wdl(board.to_move)
+                yield board, move, (win + draw / 2 if win + draw + loss else None)
+            advance(board, move)
+
+
+def teacher_examples(positions: Iterable[LabelledPosition],
+                     settings: TargetSettings = DEFAULT_TARGETS) -> Iterator[Example]:
+    """Teacher-labelled ``positions``: the teacher's move, valued by its evaluation (and
+    outcome, per ``settings``)."""
+    replayer = Replayer()
+    for position in positions:
+        record = GameRecord(position.width, position.height, Rule(position.rule),
+                            position.stones, GameResult.UNKNOWN, 0, split_key(position))
+        win, draw, loss = value_target(position, settings)
+        yield (replayer.position(record, len(position.stones)), position.move,
+               win + draw / 2 if win + draw + loss else None)
+
+
+def collect(examples: Iterable[Example]) -> PatternSamples:
+    """The policy and value samples of ``examples`` (positions without a stone are
+    skipped: the empty board's move is fixed)."""
     pair: list[np.ndarray] = []
     last: list[np.ndarray] = []
     own_last: list[np.ndarray] = []
@@ -86,29 +139,25 @@ def collect(records: Sequence[GameRecord]) -> PatternSamples:
     counts: list[np.ndarray] = []
     result: list[float] = []
     cells_so_far = 0
-    for record in records:
-        board = replayer.start(record)
-        targets = set(record.target_plies())
-        for ply, move in enumerate(record.moves):
-            if ply in targets and len(board.history) >= 1:
-                candidates = near_mask(board)
-                candidates[move] = True
-                cells = np.flatnonzero(candidates)
-                features = cell_features(board, cells)
-                pair.append(features.pair)
-                last.append(features.last)
-                own_last.append(np.full(len(cells), RELATIONS, dtype=np.intp)
-                                if features.own_last is None else features.own_last)
-                position.append(np.full(len(cells), len(target), dtype=np.intp))
-                target.append(cells_so_far + int(np.searchsorted(cells, move)))
-                cells_so_far += len(cells)
-                win, draw, loss = record.result.wdl(board.to_move)
-                settled = any(len(board.winning_cells(color)) for color in (Color.BLACK,
-                                                                           Color.WHITE))
-                if win + draw + loss and not settled:
-                    counts.append(threat_counts(board))
-                    result.append(win + draw / 2)
-            advance(board, move)
+    for board, move, score in examples:
+        if not board.history:
+            continue
+        candidates = near_mask(board)
+        candidates[move] = True
+        cells = np.flatnonzero(candidates)
+        features = cell_features(board, cells)
+        pair.append(features.pair)
+        last.append(features.last)
+        own_last.append(np.full(len(cells), RELATIONS, dtype=np.intp)
+                        if features.own_last is None else features.own_last)
+        position.append(np.full(len(cells), len(target), dtype=np.intp))
+        target.append(cells_so_far + int(np.searchsorted(cells, move)))
+        cells_so_far += len(cells)
+        settled = any(len(board.winning_cells(color)) for color in (Color.BLACK,
+                                                                   Color.WHITE))
+        if score is not None and not settled:
+            counts.append(threat_counts(board))
+            result.append(score)
 
     def join(parts: list[np.ndarray]) -> np.ndarray:
         return np.concatenate(parts) if parts else np.zeros(0, dtype=np.intp)
@@ -205,29 +254,60 @@ def value_metrics(model: PatternModel, samples: PatternSamples) -> dict[str, flo
             "value_logloss_constant": round(float(constant), 4)}
 
 
-def _describe(samples: PatternSamples, records: int) -> str:
-    return f"{samples.positions} positions, {len(samples.result)} value samples, {records} games"
+def _describe(samples: PatternSamples, units: int, what: str) -> str:
+    return f"{samples.positions} positions, {len(samples.result)} value samples, {units} {what}"
+
+
+def teacher_split(folders: Sequence[str | Path], validation_fraction: float
+                  ) -> tuple[list[LabelledPosition], list[LabelledPosition]]:
+    """(train, validation) positions of teacher run ``folders``, split by source game
+    (:func:`brain.train.teachdata.split_key`) as supervised training splits them.
+
+    :raises FileNotFoundError: a folder without shards.
+    """
+    train: list[LabelledPosition] = []
+    validation: list[LabelledPosition] = []
+    for position in labelled_positions(folders):
+        held_out = in_validation(split_key(position), validation_fraction)
+        (validation if held_out else train).append(position)
+    return train, validation
 
 
 def fit(sources: Sequence[str] = DEFAULT_SOURCES, data_dir: Path = DEFAULT_DATA_DIR,
         max_games: int | None = None, validation_fraction: float = 0.1,
         hidden: int = 32, value_steps: int = 400, policy_iterations: int = 300,
-        seed: int = 0) -> PatternModel:
-    """Load ``sources``, fit the policy tables and the value perceptron, and return the
-    model with its data, settings and validation metrics in ``metadata``."""
+        seed: int = 0, teacher: Sequence[str | Path] = (),
+        teacher_settings: TargetSettings = DEFAULT_TARGETS,
+        compare: PatternModel | None = None) -> PatternModel:
+    """Load ``sources`` and the ``teacher`` run folders, fit the policy tables and the
+    value perceptron, and return the model with its data, settings and validation
+    metrics in ``metadata`` (``validation``: held-out games of the sources;
+    ``teacher_validation``: held-out teacher positions). With ``compare`` (say the
+    shipped model), its metrics on the same held-out sets go in as ``compared``.
+
+    :raises ValueError: neither sources nor teacher folders.
+    """
+    if not sources and not teacher:
+        raise ValueError("nothing to fit: name game sources, teacher folders or both")
     started = time.monotonic()
     train_records: list[GameRecord] = []
     validation_records: list[GameRecord] = []
     for name in sources:
         records, report = load_source(SOURCES[name], data_dir, max_games)
         print(report.summary(), flush=True)
-        train, validation = split_records(records, validation_fraction)
-        train_records += train
-        validation_records += validation
-    train = collect(train_records)
-    validation = collect(validation_records)
-    print(f"train: {_describe(train, len(train_records))}; validation: "
-          f"{_describe(validation, len(validation_records))}", flush=True)
+        train_part, validation_part = split_records(records, validation_fraction)
+        train_records += train_part
+        validation_records += validation_part
+    train_labelled, validation_labelled = teacher_split(teacher, validation_fraction)
+    train = collect(chain(record_examples(train_records),
+                          teacher_examples(train_labelled, teacher_settings)))
+    held_out = {"validation": collect(record_examples(validation_records)),
+                "teacher_validation": collect(teacher_examples(validation_labelled,
+                                                               teacher_settings))}
+    print(f"train: {_describe(train, len(train_records), 'games')} and "
+          f"{len(train_labelled)} teacher positions; validation: "
+          f"{_describe(held_out['validation'], len(validation_records), 'games')}; "
+          f"teacher validation: {len(validation_labelled)} positions", flush=True)
     policy = fit_policy(train, iterations=policy_iterations)
     print(f"policy fitted ({time.monotonic() - started:.0f} s)", flush=True)
     net = fit_value(train, hidden=hidden, steps=value_steps, seed=seed)
@@ -235,15 +315,25 @@ def fit(sources: Sequence[str] = DEFAULT_SOURCES, data_dir: Path = DEFAULT_DATA_
     model = PatternModel(
         *policy, first.weight.detach().numpy(), first.bias.detach().numpy(),
         second.weight.detach().numpy()[0], second.bias.detach().numpy()[0])
+    sets = {"train": train, **{name: samples for name, samples in held_out.items()
+                               if samples.positions and len(samples.result)}}
     metrics = {name: {**policy_metrics(model, samples), **value_metrics(model, samples)}
-               for name, samples in (("train", train), ("validation", validation))}
+               for name, samples in sets.items()}
+    held_out_sets = {name: samples for name, samples in sets.items() if name != "train"}
+    compared = {} if compare is None else {
+        "compared": {name: {**policy_metrics(compare, samples), **value_metrics(compare, samples)}
+                     for name, samples in held_out_sets.items()}}
     metadata = {
         "data": {"sources": list(sources), "games": len(train_records) + len(validation_records),
+                 "teacher": [str(folder) for folder in teacher],
+                 "teacher_positions": len(train_labelled) + len(validation_labelled),
+                 "teacher_outcome_weight": teacher_settings.outcome_weight,
                  "validation_fraction": validation_fraction,
                  "train_positions": train.positions, "train_value_samples": len(train.result)},
         "fit": {"hidden": hidden, "value_steps": value_steps,
                 "policy_iterations": policy_iterations, "seed": seed,
                 "seconds": round(time.monotonic() - started, 1)},
         "metrics": metrics,
+        **compared,
     }
     return replace(model, metadata=metadata)

@@ -87,6 +87,9 @@ class TrainConfig:
     teacher: list[str] = field(default_factory=list)
     teacher_temperature: float = 0.5
     teacher_outcome_weight: float = 0.5
+    #: A weights file (``.npz``) a new run starts from instead of random weights; its
+    #: architecture replaces blocks, channels and the head sizes.
+    initial: str | None = None
 
     def architecture(self) -> Architecture:
         return Architecture(self.blocks, self.channels, self.policy_channels,
@@ -324,7 +327,7 @@ class Trainer:
         self.steps_per_epoch = config.steps_per_epoch or max(
             1, sum(s.positions for s in data.train) // hardware.batch_size)
         self.total_steps = max(1, round(config.epochs * self.steps_per_epoch))
-        self.model = PolicyValueModel(config.architecture()).to(hardware.device)
+        self.model = self._initial_model(resumed).to(hardware.device)
         self.optimizer = torch.optim.AdamW(self.model.parameters(), lr=config.lr,
                                            weight_decay=config.weight_decay)
         self.progress = Progress()
@@ -335,6 +338,25 @@ class Trainer:
         self._weights = {s.name: w for s, w in zip(data.train, data.weights, strict=True)}
         #: (monotonic time, wall_time_s) when this session started training.
         self._clock = (time.monotonic(), self.progress.wall_time_s)
+
+    def _initial_model(self, resumed: dict[str, Any] | None) -> PolicyValueModel:
+        """Random weights, or those of ``initial`` for a new run (batch norm calibrated on
+        one training batch, :func:`brain.train.export.unfold`)."""
+        config = self.config
+        if resumed is not None or config.initial is None:
+            return PolicyValueModel(config.architecture())
+        from brain.train.export import unfold
+
+        stream = BatchStream(self.data.train, self.data.weights, self.hardware.batch_size)
+        # A key of another length than the training streams' (seed, step, worker).
+        groups = next(stream.batches(np.random.default_rng([config.seed, 0, 0, 1])))
+        model = unfold(config.initial, [torch.from_numpy(batch.planes) for batch in groups])
+        a = model.architecture
+        config.blocks, config.channels = a.blocks, a.channels
+        config.policy_channels, config.value_channels = a.policy_channels, a.value_channels
+        config.value_hidden = a.value_hidden
+        log.info("starting from the weights of %s (%s)", config.initial, a)
+        return model
 
     def train(self) -> None:
         """Run the remaining steps, logging every ``log_every`` steps and validating and

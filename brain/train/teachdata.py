@@ -72,6 +72,7 @@ __all__ = [
     "TargetSettings",
     "TeacherSampler",
     "TeacherTable",
+    "labelled_positions",
     "position_key",
     "teacher_samplers",
 ]
@@ -336,6 +337,21 @@ def split_key(position: LabelledPosition) -> str:
     return f"{position.source}:{position.unit}"
 
 
+def labelled_positions(folders: Sequence[str | Path]) -> list[LabelledPosition]:
+    """Every position of teacher run ``folders``.
+
+    :raises FileNotFoundError: a folder without shards.
+    """
+    positions: list[LabelledPosition] = []
+    for folder in folders:
+        store = ShardStore(Path(folder))
+        if not store.shards():
+            raise FileNotFoundError(f"no teacher shards in {folder} (run python -m "
+                                    "brain.train teach --out FOLDER first)")
+        positions += store.table().positions()
+    return positions
+
+
 def teacher_samplers(folders: Sequence[str | Path], settings: TargetSettings,
                      validation_fraction: float
                      ) -> list[tuple[TeacherSampler, TeacherSampler | None]]:
@@ -347,13 +363,8 @@ def teacher_samplers(folders: Sequence[str | Path], settings: TargetSettings,
     :raises FileNotFoundError: a folder without shards.
     """
     by_shape: dict[tuple[int, int], list[LabelledPosition]] = {}
-    for folder in folders:
-        store = ShardStore(Path(folder))
-        if not store.shards():
-            raise FileNotFoundError(f"no teacher shards in {folder} (run python -m "
-                                    "brain.train teach --out FOLDER first)")
-        for position in store.table().positions():
-            by_shape.setdefault((position.width, position.height), []).append(position)
+    for position in labelled_positions(folders):
+        by_shape.setdefault((position.width, position.height), []).append(position)
     pairs = []
     for (width, height), positions in sorted(by_shape.items()):
         name = f"teacher{width}x{height}"
