@@ -140,12 +140,14 @@ def make_engine(name: str, level: int | None = None, weights: Path | None = None
             patterns = PatternEvaluator(
                 None if pattern_model is None else PatternModel.load(pattern_model))
         except (PatternModelError, OSError) as exc:
+            remedy = ("reinstall the brain to restore weights/" if pattern_model is None
+                      else f"check --pattern-model {pattern_model}")
             if net is not None:
                 log.error("the pattern model cannot load (%s): the network values the "
-                          "leaves; reinstall the brain to restore weights/", exc)
+                          "leaves; %s", exc, remedy)
                 return MctsEngine(net, playouts)
             log.error("the tree search cannot start (%s): playing with the one-ply "
-                      "heuristic; reinstall the brain to restore weights/", exc)
+                      "heuristic; %s", exc, remedy)
             return HeuristicEngine()
         return MctsEngine(patterns, playouts, prior_net=net)
     if name == "alphabeta":

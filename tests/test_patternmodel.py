@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -224,6 +225,21 @@ def test_engine_falls_back_to_the_one_ply_heuristic_without_a_pattern_model(
     monkeypatch.setattr(brain.eval.evaluator, "default_pattern_model_path",
                         lambda: tmp_path / "missing.npz")
     assert isinstance(make_engine("mcts", network=False), HeuristicEngine)
+
+
+def test_engine_plays_with_the_pattern_model_it_is_given(
+        shipped: PatternModel, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    flat = replace(shipped, pair_logits=np.zeros_like(shipped.pair_logits),
+                   metadata={"note": "flat policy"})
+    path = tmp_path / "flat.npz"
+    flat.save(path)
+    engine = make_engine("mcts", network=False, pattern_model=path)
+    assert isinstance(engine, MctsEngine)
+    assert engine.search.evaluator.model.metadata == {"note": "flat policy"}
+    missing = tmp_path / "missing.npz"
+    assert isinstance(make_engine("mcts", network=False, pattern_model=missing),
+                      HeuristicEngine)
+    assert f"check --pattern-model {missing}" in caplog.text
 
 
 def test_fit_command_writes_a_loadable_model(shared_data: Path, tmp_path: Path) -> None:

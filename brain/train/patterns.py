@@ -242,8 +242,10 @@ def fit_value(train: PatternSamples, hidden: int = 32, steps: int = 400, lr: flo
 
 
 def value_metrics(model: PatternModel, samples: PatternSamples) -> dict[str, float]:
-    """Logistic loss of the model's value against the results, and that of the best
-    constant guess (the training-free reference)."""
+    """Logistic loss of the model's value against the results, that of the best
+    constant guess (the training-free reference), and the mean squared error of the
+    winning probability (with a teacher's soft targets the loss has a floor, their
+    entropy; the error has none)."""
     logits = np.array([model.value_logit(row) for row in samples.counts])
     probability = np.clip(1 / (1 + np.exp(-logits)), 1e-7, 1 - 1e-7)
     y = samples.result
@@ -251,7 +253,8 @@ def value_metrics(model: PatternModel, samples: PatternSamples) -> dict[str, flo
     mean = np.clip(y.mean(), 1e-7, 1 - 1e-7)
     constant = -np.mean(y * np.log(mean) + (1 - y) * np.log(1 - mean))
     return {"value_logloss": round(float(loss), 4),
-            "value_logloss_constant": round(float(constant), 4)}
+            "value_logloss_constant": round(float(constant), 4),
+            "value_mse": round(float(np.mean((probability - y) ** 2)), 4)}
 
 
 def _describe(samples: PatternSamples, units: int, what: str) -> str:
