@@ -43,6 +43,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                              "nodes the search returns to; the pattern model values "
                              "the leaves) or 'leaves' (the network values every leaf); "
                              "default: %(default)s")
+    parser.add_argument("--network-value", type=int, default=0, metavar="VISITS",
+                        help="mcts, priors role: count the network's value of each node it "
+                             "re-ranks as VISITS playouts ending there (default: "
+                             "%(default)s, only its priors are used)")
     parser.add_argument("--playouts", type=int, default=None,
                         help="mcts: a fixed number of playouts per move instead of the "
                              "clock (reproducible play; still never past the time limit)")
@@ -86,7 +90,8 @@ def main(argv: list[str] | None = None) -> int:
 
     engine = make_engine(args.engine, args.level, weights=args.weights,
                          playouts=args.playouts, network=not args.no_network,
-                         network_role=args.network_role, pattern_model=args.pattern_model)
+                         network_role=args.network_role, pattern_model=args.pattern_model,
+                         network_value=args.network_value)
     about = bundled_about()
     session = Session(engine, output, process_started=_PROCESS_STARTED,
                       author=args.author or about.get("author") or DEFAULT_AUTHOR,

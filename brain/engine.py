@@ -64,10 +64,11 @@ class MctsEngine:
     name = "pbrain-zero"
 
     def __init__(self, evaluator: Evaluator, playouts: int | None = None,
-                 prior_net: Evaluator | None = None) -> None:
+                 prior_net: Evaluator | None = None, network_value: int = 0) -> None:
         from brain.search.mcts import Mcts, MctsConfig
 
-        self.search = Mcts(evaluator, MctsConfig(playouts=playouts), prior_net=prior_net)
+        config = MctsConfig(playouts=playouts, refine_value_visits=network_value)
+        self.search = Mcts(evaluator, config, prior_net=prior_net)
 
     def choose_move(self, board: Board, deadline: float, stop: threading.Event) -> int:
         return self.search.search(board, deadline, stop)
@@ -113,10 +114,13 @@ def load_network(weights: Path | None = None) -> Evaluator | None:
 
 def make_engine(name: str, level: int | None = None, weights: Path | None = None,
                 playouts: int | None = None, network: bool = True,
-                network_role: str = "priors", pattern_model: Path | None = None) -> Engine:
+                network_role: str = "priors", pattern_model: Path | None = None,
+                network_value: int = 0) -> Engine:
     """Build the engine called ``name``; raises ValueError for an unknown name or role.
 
     ``weights``, ``pattern_model`` (a pattern-model file; default: the shipped one),
+    ``network_value`` (the weight, in playouts, of the prior network's value of each
+    node it re-ranks: :attr:`brain.search.mcts.MctsConfig.refine_value_visits`),
     ``network`` (False: the pattern model alone guides the search),
     ``network_role`` (one of :data:`NETWORK_ROLES`) and ``playouts`` (a fixed search
     budget, which makes play reproducible) apply to ``mcts``; ``level`` to engines with
@@ -149,7 +153,7 @@ def make_engine(name: str, level: int | None = None, weights: Path | None = None
             log.error("the tree search cannot start (%s): playing with the one-ply "
                       "heuristic; %s", exc, remedy)
             return HeuristicEngine()
-        return MctsEngine(patterns, playouts, prior_net=net)
+        return MctsEngine(patterns, playouts, prior_net=net, network_value=network_value)
     if name == "alphabeta":
         from brain.search.alphabeta import MAX_LEVEL, AlphaBetaEngine
 

@@ -175,6 +175,32 @@ def test_the_network_ranks_the_moves_of_the_nodes_the_search_returns_to() -> Non
     assert seen["refined"] >= 5 and seen["not refined"] >= 20, seen
 
 
+def test_the_networks_value_of_a_refined_node_counts_as_playouts_along_its_path() -> None:
+    root = Node(np.array([1, 2]), np.array([0.5, 0.5]))
+    child = Node(np.array([3, 4]), np.array([0.5, 0.5]))
+    root.children[0] = child
+    # 0.5 for the side to move after moves 1 and 3: the root's mover, as both are even.
+    Mcts._back_up_value([(root, 0), (child, 0)], 0.5, 4)
+    assert (child.visits[0], child.value_sum[0], child.total) == (4, -2.0, 4)
+    assert (root.visits[0], root.value_sum[0], root.total) == (4, 2.0, 4)
+    assert root.visits[1] == child.visits[1] == 0
+
+    board = Board(15)
+    for x, y in ((7, 7), (8, 8), (7, 8), (8, 6), (6, 9)):
+        board.play(board.index(x, y))
+    net = PolicyValueNet.load(NETWORK)
+    totals = {}
+    for visits in (0, 8):
+        mcts = Mcts(PatternEvaluator(), MctsConfig(playouts=400, refine_value_visits=visits),
+                    prior_net=net)
+        mcts.search(board, time.monotonic() + 60, threading.Event())
+        searched = mcts._root
+        assert searched is not None and searched.total == searched.visits.sum()
+        totals[visits] = searched.total
+    # Playouts pass through refined nodes, whose network values add 8 visits each.
+    assert totals[0] <= 400 < totals[8]
+
+
 def test_stop_event_ends_the_search_early() -> None:
     board = stones(Board(15), [(7, 7)], [(8, 8)], Color.BLACK)
     mcts = Mcts(PatternEvaluator(), MctsConfig())

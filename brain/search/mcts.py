@@ -92,6 +92,11 @@ class MctsConfig:
     #: With a prior network (``Mcts(..., prior_net=...)``): the visits after which a
     #: node's candidates and priors are taken from that network (the root's at once).
     refine_visits: int = 16
+    #: With a prior network: the playouts' worth of weight its value of a refined node
+    #: gets, backed up along the path to it like a playout's result (0: only its priors
+    #: are used). The network is run there anyway; its value, taught by a teacher's
+    #: evaluations, is a better judge of quiet positions than the pattern model's.
+    refine_value_visits: int = 0
 
 
 class Node:
@@ -396,18 +401,21 @@ class Mcts:
                 moves = moves[legal]
         return moves.astype(np.int64)
 
-    def _refine(self, board: Board, node: Node) -> None:
+    def _refine(self, board: Board, node: Node) -> float | None:
         """Take ``node``'s priors, and unless its moves are forced its best candidates
-        too, from the prior network; ``board`` is the node's position."""
+        too, from the prior network; ``board`` is the node's position. Returns the
+        network's value of it for its side to move (None: the network was not run)."""
         node.refined = True
         if self.prior_net is None or node.proven != UNKNOWN or len(node.moves) < 2:
-            return
-        policy = self.prior_net.evaluate([board])[0][0]
+            return None
+        policies, values = self.prior_net.evaluate([board])
+        policy = policies[0]
         if not node.forced:
             extra = np.setdiff1d(self._candidates(board, policy), node.moves)
             if len(extra):
                 node.widen(extra)
         node.priors = _priors(policy, node.moves, 1e-3 if node.forced else 1e-6)
+        return float(values[0])
 
     def _with_leaf_vcf(self, board: Board, node: Node) -> Node:
         """``node``, marked won when a small VCF search proves it."""
@@ -516,7 +524,9 @@ class Mcts:
                     break
                 if (self.prior_net is not None and not node.refined
                         and node.total >= config.refine_visits):
-                    self._refine(board, node)
+                    node_value = self._refine(board, node)
+                    if node_value is not None and path and config.refine_value_visits:
+                        self._back_up_value(path, node_value, config.refine_value_visits)
                 index = self._select(node, value)
                 board.play(int(node.moves[index]))
                 path.append((node, index))
@@ -577,6 +587,17 @@ class Mcts:
                 node.value_sum[index] += value
                 node.total += 1
             self._update_proof(node)
+
+    @staticmethod
+    def _back_up_value(path: list[tuple[Node, int]], value: float, visits: int) -> None:
+        """Count ``value`` (for the side to move at the end of ``path``) ``visits`` times
+        on every edge of ``path``, as that many playouts ending there would; the virtual
+        loss of the playout under way stays as it is."""
+        for node, index in reversed(path):
+            value = -value
+            node.visits[index] += visits
+            node.value_sum[index] += visits * value
+            node.total += visits
 
     @staticmethod
     def _update_proof(node: Node) -> None:
