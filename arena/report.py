@@ -250,7 +250,9 @@ def _matches_table(report: Report) -> str:
 
 def _los_table(report: Report) -> str:
     assert report.fit is not None
-    names = [p.name for p in report.players]
+    # Brains without a game yet (a gauntlet's later opponents, early in a run) are
+    # not in the fit.
+    names = [p.name for p in report.players if p.name in report.fit.players]
     rows = [[a, *("" if a == b else f"{100 * report.fit.los(a, b):.0f}" for b in names)]
             for a in names]
     return "LOS % (row brain stronger than column brain)\n" + tabulate(

@@ -21,7 +21,7 @@ for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     from pathlib import Path
 
-    from brain.catalog import DEFAULT_ENGINE, ENGINE_NAMES, NETWORK_ROLES
+    from brain.catalog import DEFAULT_ENGINE, DEFAULT_NETWORK_VALUE, ENGINE_NAMES, NETWORK_ROLES
 
     parser = argparse.ArgumentParser(
         prog="pbrain-zero",
@@ -43,10 +43,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                              "nodes the search returns to; the pattern model values "
                              "the leaves) or 'leaves' (the network values every leaf); "
                              "default: %(default)s")
-    parser.add_argument("--network-value", type=int, default=0, metavar="VISITS",
+    parser.add_argument("--network-value", type=int, default=DEFAULT_NETWORK_VALUE,
+                        metavar="VISITS",
                         help="mcts, priors role: count the network's value of each node it "
-                             "re-ranks as VISITS playouts ending there (default: "
-                             "%(default)s, only its priors are used)")
+                             "re-ranks as VISITS playouts ending there (0: use only its "
+                             "priors; default: %(default)s)")
     parser.add_argument("--playouts", type=int, default=None,
                         help="mcts: a fixed number of playouts per move instead of the "
                              "clock (reproducible play; still never past the time limit)")

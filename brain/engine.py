@@ -7,7 +7,7 @@ import threading
 from pathlib import Path
 from typing import Protocol
 
-from brain.catalog import ENGINE_NAMES, NETWORK_ROLES
+from brain.catalog import DEFAULT_NETWORK_VALUE, ENGINE_NAMES, NETWORK_ROLES
 from brain.eval.evaluator import Evaluator
 from brain.game.board import Board
 
@@ -115,7 +115,7 @@ def load_network(weights: Path | None = None) -> Evaluator | None:
 def make_engine(name: str, level: int | None = None, weights: Path | None = None,
                 playouts: int | None = None, network: bool = True,
                 network_role: str = "priors", pattern_model: Path | None = None,
-                network_value: int = 0) -> Engine:
+                network_value: int = DEFAULT_NETWORK_VALUE) -> Engine:
     """Build the engine called ``name``; raises ValueError for an unknown name or role.
 
     ``weights``, ``pattern_model`` (a pattern-model file; default: the shipped one),

@@ -75,6 +75,18 @@ def test_rate_matches_arena_stats(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert "A vs B" in text and "0 1 2 1 2" in text
 
 
+def test_rate_leaves_brains_without_a_game_out_of_the_fit() -> None:
+    """Early in a gauntlet the seed has met only its first opponents: the standings list
+    every brain, the likelihood table only those that played (D had no game yet)."""
+    b, w = GameResult.BLACK_WIN, GameResult.WHITE_WIN
+    records = [_record("A", "B", b, 0, 0), _record("B", "A", w, 0, 1),
+               _record("A", "C", b, 1, 0)]
+    text = build_report(records, ["A", "B", "C", "D"], None).render()
+    standings, los_table = text[:text.index("LOS %")], text[text.index("LOS %"):]
+    assert "D" in standings
+    assert sorted(los_table.splitlines()[1].split()) == ["A", "B", "C"]
+
+
 def test_rate_keeps_the_pairs_of_different_runs_apart(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Two runs both number their pairs from 0: rated together they hold twice the pairs,

@@ -129,7 +129,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "patterns", help="fit the pattern model (priors and value of the search without a "
                          "network) to game records",
         description="Fit brain.eval.patternmodel's policy tables and value perceptron to game "
-                    "records and write the model file.")
+                    "records and teacher labels, and write the model file.")
     pm.add_argument("--out", required=True, help="model file to write, e.g. weights/patterns.npz")
     pm.add_argument("--sources", nargs="*", choices=list(SOURCES),
                     default=list(PATTERN_SOURCES),
