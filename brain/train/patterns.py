@@ -47,12 +47,10 @@ from brain.eval.patternmodel import (
     value_input,
 )
 from brain.game.board import Board, Color
-from brain.game.rules import Rule
 from brain.train.data import (
     DEFAULT_DATA_DIR,
     SOURCES,
     GameRecord,
-    GameResult,
     Replayer,
     advance,
     in_validation,
@@ -63,6 +61,7 @@ from brain.train.teachdata import (
     LabelledPosition,
     TargetSettings,
     labelled_positions,
+    position_record,
     split_key,
     value_target,
 )
@@ -102,6 +101,12 @@ class PatternSamples:
 Example = tuple[Board, int, float | None]
 
 
+def _expected_score(wdl: tuple[float, float, float]) -> float | None:
+    """Win + half the draw of a win/draw/loss target; None for the all-zero (no) target."""
+    win, draw, loss = wdl
+    return win + draw / 2 if win + draw + loss else None
+
+
 def record_examples(records: Iterable[GameRecord]) -> Iterator[Example]:
     """The target plies of game ``records``, valued by each game's result."""
     replayer = Replayer()
@@ -110,8 +115,7 @@ def record_examples(records: Iterable[GameRecord]) -> Iterator[Example]:
         targets = set(record.target_plies())
         for ply, move in enumerate(record.moves):
             if ply in targets:
-                win, draw, loss = record.result.wdl(board.to_move)
-                yield board, move, (win + draw / 2 if win + draw + loss else None)
+                yield board, move, _expected_score(record.result.wdl(board.to_move))
             advance(board, move)
 
 
@@ -121,11 +125,8 @@ def teacher_examples(positions: Iterable[LabelledPosition],
     outcome, per ``settings``)."""
     replayer = Replayer()
     for position in positions:
-        record = GameRecord(position.width, position.height, Rule(position.rule),
-                            position.stones, GameResult.UNKNOWN, 0, split_key(position))
-        win, draw, loss = value_target(position, settings)
-        yield (replayer.position(record, len(position.stones)), position.move,
-               win + draw / 2 if win + draw + loss else None)
+        board = replayer.position(position_record(position), len(position.stones))
+        yield board, position.move, _expected_score(value_target(position, settings))
 
 
 def collect(examples: Iterable[Example]) -> PatternSamples:
@@ -257,8 +258,8 @@ def value_metrics(model: PatternModel, samples: PatternSamples) -> dict[str, flo
             "value_mse": round(float(np.mean((probability - y) ** 2)), 4)}
 
 
-def _describe(samples: PatternSamples, units: int, what: str) -> str:
-    return f"{samples.positions} positions, {len(samples.result)} value samples, {units} {what}"
+def _describe(samples: PatternSamples, games: int) -> str:
+    return f"{samples.positions} positions, {len(samples.result)} value samples, {games} games"
 
 
 def teacher_split(folders: Sequence[str | Path], validation_fraction: float
@@ -307,9 +308,12 @@ def fit(sources: Sequence[str] = DEFAULT_SOURCES, data_dir: Path = DEFAULT_DATA_
     held_out = {"validation": collect(record_examples(validation_records)),
                 "teacher_validation": collect(teacher_examples(validation_labelled,
                                                                teacher_settings))}
-    print(f"train: {_describe(train, len(train_records), 'games')} and "
+    # Only sets with positions and value samples can be scored.
+    held_out = {name: samples for name, samples in held_out.items()
+                if samples.positions and len(samples.result)}
+    print(f"train: {_describe(train, len(train_records))} and "
           f"{len(train_labelled)} teacher positions; validation: "
-          f"{_describe(held_out['validation'], len(validation_records), 'games')}; "
+          f"{len(validation_records)} games; "
           f"teacher validation: {len(validation_labelled)} positions", flush=True)
     policy = fit_policy(train, iterations=policy_iterations)
     print(f"policy fitted ({time.monotonic() - started:.0f} s)", flush=True)
@@ -318,14 +322,14 @@ def fit(sources: Sequence[str] = DEFAULT_SOURCES, data_dir: Path = DEFAULT_DATA_
     model = PatternModel(
         *policy, first.weight.detach().numpy(), first.bias.detach().numpy(),
         second.weight.detach().numpy()[0], second.bias.detach().numpy()[0])
-    sets = {"train": train, **{name: samples for name, samples in held_out.items()
-                               if samples.positions and len(samples.result)}}
-    metrics = {name: {**policy_metrics(model, samples), **value_metrics(model, samples)}
-               for name, samples in sets.items()}
-    held_out_sets = {name: samples for name, samples in sets.items() if name != "train"}
+
+    def scores(scored: PatternModel, samples: PatternSamples) -> dict[str, float]:
+        return {**policy_metrics(scored, samples), **value_metrics(scored, samples)}
+
+    metrics = {name: scores(model, samples)
+               for name, samples in {"train": train, **held_out}.items()}
     compared = {} if compare is None else {
-        "compared": {name: {**policy_metrics(compare, samples), **value_metrics(compare, samples)}
-                     for name, samples in held_out_sets.items()}}
+        "compared": {name: scores(compare, samples) for name, samples in held_out.items()}}
     metadata = {
         "data": {"sources": list(sources), "games": len(train_records) + len(validation_records),
                  "teacher": [str(folder) for folder in teacher],

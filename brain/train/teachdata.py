@@ -74,6 +74,7 @@ __all__ = [
     "TeacherTable",
     "labelled_positions",
     "position_key",
+    "position_record",
     "teacher_samplers",
 ]
 
@@ -317,10 +318,7 @@ class TeacherSampler(PositionSampler):
 
     def __init__(self, name: str, positions: Sequence[LabelledPosition],
                  settings: TargetSettings) -> None:
-        records = [GameRecord(p.width, p.height, Rule(p.rule), (*p.stones, p.move),
-                              GameResult.UNKNOWN, len(p.stones), split_key(p))
-                   for p in positions]
-        super().__init__(name, records)
+        super().__init__(name, [position_record(p) for p in positions])
         self.labelled = list(positions)
         self.settings = settings
 
@@ -330,6 +328,14 @@ class TeacherSampler(PositionSampler):
         for cell, p in policy_target(position, self.settings).items():
             target[cell] = p
         return value_target(position, self.settings)
+
+
+def position_record(position: LabelledPosition) -> GameRecord:
+    """``position`` as a one-move game record: its stones as the opening, the teacher's
+    move as the one move to learn, no result."""
+    return GameRecord(position.width, position.height, Rule(position.rule),
+                      (*position.stones, position.move), GameResult.UNKNOWN,
+                      len(position.stones), split_key(position))
 
 
 def split_key(position: LabelledPosition) -> str:
