@@ -24,6 +24,7 @@ from brain.search.mcts import (
     Mcts,
     MctsConfig,
     Node,
+    _back_up_value,
     _best_and_tactical,
     _priors,
     _Refuter,
@@ -180,7 +181,7 @@ def test_the_networks_value_of_a_refined_node_counts_as_playouts_along_its_path(
     child = Node(np.array([3, 4]), np.array([0.5, 0.5]))
     root.children[0] = child
     # 0.5 for the side to move after moves 1 and 3: the root's mover, as both are even.
-    Mcts._back_up_value([(root, 0), (child, 0)], 0.5, 4)
+    _back_up_value([(root, 0), (child, 0)], 0.5, 4)
     assert (child.visits[0], child.value_sum[0], child.total) == (4, -2.0, 4)
     assert (root.visits[0], root.value_sum[0], root.total) == (4, 2.0, 4)
     assert root.visits[1] == child.visits[1] == 0

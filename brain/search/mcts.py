@@ -99,41 +99,70 @@ class MctsConfig:
     refine_value_visits: int = 0
 
 
+@cython.cclass
 class Node:
-    """A position in the tree: its candidate moves and per-edge statistics."""
+    """A position in the tree: its candidate moves and per-edge statistics.
 
-    __slots__ = ("children", "forced", "moves", "priors", "proven", "refined", "total",
-                 "value_sum", "visits")
+    Compiled, an extension type whose typed views of the arrays let the playouts' loops
+    read and update the statistics in C instead of through numpy's item calls."""
+
+    #: Candidate cells (int64), their priors, visit counts (virtual losses included
+    #: while playouts are pending) and value sums, one entry per edge.
+    moves = cython.declare(object, visibility="readonly")
+    priors = cython.declare(object, visibility="readonly")
+    visits = cython.declare(object, visibility="readonly")
+    value_sum = cython.declare(object, visibility="readonly")
+    children = cython.declare(list, visibility="public")
+    proven = cython.declare(cython.int, visibility="public")
+    total = cython.declare(cython.longlong, visibility="public")
+    #: The moves are all a tactic allows (block a five, answer a live three) or all the
+    #: root's defence keeps: refinement may not add others.
+    forced = cython.declare(cython.bint, visibility="public")
+    #: Whether the prior network has set the priors.
+    refined = cython.declare(cython.bint, visibility="public")
+    # Typed views of the arrays (declared, not annotated: this module's annotations stay
+    # Python's).
+    _moves_v = cython.declare(cython.longlong[::1])
+    _priors_v = cython.declare(cython.double[::1])
+    _visits_v = cython.declare(cython.double[::1])
+    _values_v = cython.declare(cython.double[::1])
 
     def __init__(self, moves: np.ndarray, priors: np.ndarray, proven: int = UNKNOWN,
                  forced: bool = False) -> None:
-        self.moves = moves
-        self.priors = priors
-        self.visits = np.zeros(len(moves))
-        self.value_sum = np.zeros(len(moves))
-        self.children: list[Node | None] = [None] * len(moves)
+        self._set_moves(np.ascontiguousarray(moves, dtype=np.int64),
+                        np.zeros(len(moves)), np.zeros(len(moves)))
+        self.set_priors(priors)
+        self.children = [None] * len(moves)
         self.proven = proven
         self.total = 0
-        #: The moves are all a tactic allows (block a five, answer a live three) or
-        #: all the root's defence keeps: refinement may not add others.
         self.forced = forced
-        #: Whether the prior network has set the priors.
         self.refined = False
+
+    def _set_moves(self, moves: np.ndarray, visits: np.ndarray,
+                   value_sum: np.ndarray) -> None:
+        self.moves, self.visits, self.value_sum = moves, visits, value_sum
+        self._moves_v = moves
+        self._visits_v = visits
+        self._values_v = value_sum
+
+    def set_priors(self, priors: np.ndarray) -> None:
+        """Replace the priors (one per move)."""
+        self.priors = np.ascontiguousarray(priors, dtype=np.float64)
+        self._priors_v = self.priors
 
     def widen(self, extra: np.ndarray) -> None:
         """Append the candidate moves ``extra``, unvisited (indices of existing moves,
-        which pending playouts hold, do not change)."""
-        self.moves = np.concatenate([self.moves, extra])
-        self.visits = np.concatenate([self.visits, np.zeros(len(extra))])
-        self.value_sum = np.concatenate([self.value_sum, np.zeros(len(extra))])
+        which pending playouts hold, do not change); the caller sets the priors."""
+        self._set_moves(np.concatenate([self.moves, extra]).astype(np.int64),
+                        np.concatenate([self.visits, np.zeros(len(extra))]),
+                        np.concatenate([self.value_sum, np.zeros(len(extra))]))
         self.children.extend([None] * len(extra))
 
     def restrict(self, keep: np.ndarray) -> None:
         """Drop the moves where ``keep`` is False, with their statistics."""
-        self.moves, self.visits = self.moves[keep], self.visits[keep]
-        self.value_sum = self.value_sum[keep]
+        self._set_moves(self.moves[keep], self.visits[keep], self.value_sum[keep])
         priors = self.priors[keep]
-        self.priors = priors / priors.sum()
+        self.set_priors(priors / priors.sum())
         self.children = [c for c, k in zip(self.children, keep.tolist(), strict=True) if k]
         self.total = int(self.visits.sum())
         self.forced = True
@@ -291,7 +320,7 @@ class Mcts:
         if self.config.dirichlet_alpha > 0 and len(node.moves) > 1:
             noise = self._rng.dirichlet([self.config.dirichlet_alpha] * len(node.moves))
             f = self.config.noise_fraction
-            node.priors = (1 - f) * node.priors + f * noise
+            node.set_priors((1 - f) * node.priors + f * noise)
         return node
 
     def _restrict_to_defences(self, board: Board, root: Node, started: float,
@@ -414,7 +443,7 @@ class Mcts:
             extra = np.setdiff1d(self._candidates(board, policy), node.moves)
             if len(extra):
                 node.widen(extra)
-        node.priors = _priors(policy, node.moves, 1e-3 if node.forced else 1e-6)
+        node.set_priors(_priors(policy, node.moves, 1e-3 if node.forced else 1e-6))
         return float(values[0])
 
     def _with_leaf_vcf(self, board: Board, node: Node) -> Node:
@@ -426,34 +455,6 @@ class Mcts:
         return node
 
     # -- playouts ----------------------------------------------------------------------
-
-    @cython.locals(visits=cython.double[::1], value_sum=cython.double[::1],
-                   priors=cython.double[::1], children=list, fpu=cython.double,
-                   c_puct=cython.double, root_total=cython.double, best=cython.Py_ssize_t,
-                   best_score=cython.double, i=cython.Py_ssize_t, score=cython.double)
-    def _select(self, node: Node, parent_value: float) -> int:
-        if node.proven != UNKNOWN:
-            raise AssertionError("a proven node has no selection")
-        # One typed loop (compiled) instead of a few numpy calls on a few dozen moves;
-        # the arithmetic is numpy's, in its order, so the choice is the same.
-        visits, value_sum, priors = node.visits, node.value_sum, node.priors
-        children = node.children
-        fpu = parent_value - self.config.fpu_reduction
-        c_puct = self.config.c_puct
-        root_total = math.sqrt(max(node.total, 1))
-        best = 0
-        best_score = -math.inf
-        for i in range(len(children)):
-            child = children[i]
-            if child is not None and child.proven != UNKNOWN:
-                # A child lost for its mover is our win; a child won for it is our loss.
-                score = math.inf if child.proven == LOSS else -math.inf
-            else:
-                score = ((value_sum[i] / visits[i] if visits[i] > 0 else fpu)
-                         + c_puct * priors[i] * root_total / (1 + visits[i]))
-            if score > best_score:
-                best, best_score = i, score
-        return best
 
     def _run_playouts(self, board: Board, root: Node, deadline: float,
                       stop: threading.Event, started: float) -> set[int]:
@@ -505,10 +506,16 @@ class Mcts:
         self._fill_info(board, root, started)
         self.reporter(self.info)
 
+    @cython.locals(node=Node, child=Node, index=cython.Py_ssize_t, value=cython.double,
+                   vl=cython.double, leaf_value=cython.double, fpu_reduction=cython.double,
+                   c_puct=cython.double, refine_visits=cython.longlong)
     def _gather(self, board: Board, root: Node, depths: list[int]) -> list[tuple]:
         """Descend up to ``batch_size`` times; returns leaves waiting for evaluation."""
         config = self.config
         vl = config.virtual_loss
+        fpu_reduction, c_puct = config.fpu_reduction, config.c_puct
+        refine = self.prior_net is not None
+        refine_visits = config.refine_visits
         batch: list[tuple] = []
         pending: set[tuple[int, int]] = set()
         for _ in range(config.batch_size):
@@ -517,32 +524,31 @@ class Mcts:
             value = 0.0
             while True:
                 if node.proven != UNKNOWN:
-                    leaf_value = float(node.proven)
+                    leaf_value = node.proven
                     break
-                if len(node.moves) == 0:
+                if node._moves_v.shape[0] == 0:
                     leaf_value = 0.0  # full board: a draw
                     break
-                if (self.prior_net is not None and not node.refined
-                        and node.total >= config.refine_visits):
+                if refine and not node.refined and node.total >= refine_visits:
                     node_value = self._refine(board, node)
                     if node_value is not None and path and config.refine_value_visits:
-                        self._back_up_value(path, node_value, config.refine_value_visits)
-                index = self._select(node, value)
-                board.play(int(node.moves[index]))
+                        _back_up_value(path, node_value, config.refine_value_visits)
+                index = _select(node, value - fpu_reduction, c_puct)
+                board.play(int(node._moves_v[index]))
                 path.append((node, index))
-                node.visits[index] += vl
-                node.value_sum[index] -= vl
+                node._visits_v[index] += vl
+                node._values_v[index] -= vl
                 child = node.children[index]
                 if child is None:
                     leaf_value = math.nan
                     break
-                value = -(node.value_sum[index] / node.visits[index])
+                value = -(node._values_v[index] / node._visits_v[index])
                 node = child
             depths.append(len(path))
             if math.isnan(leaf_value):
                 key = (id(path[-1][0]), path[-1][1])
                 if key in pending:
-                    self._backup(path, None)  # a collision: undo its virtual loss
+                    _backup(path, vl, False, 0.0)  # a collision: undo its virtual loss
                     self._undo(board, len(path))
                     break
                 pending.add(key)
@@ -550,11 +556,11 @@ class Mcts:
                 if tactics[0] != UNKNOWN or board.is_full():
                     parent, index = path[-1]
                     parent.children[index] = self._expand(board, None, tactics)
-                    self._backup(path, float(tactics[0]))
+                    _backup(path, vl, True, float(tactics[0]))
                 else:
                     batch.append((path, board.copy(), tactics))
             else:
-                self._backup(path, leaf_value)
+                _backup(path, vl, True, leaf_value)
             self._undo(board, len(path))
         return batch
 
@@ -572,46 +578,7 @@ class Mcts:
             child = self._expand(leaf, policy[n], tactics)
             parent.children[index] = child
             value = float(child.proven) if child.proven != UNKNOWN else float(values[n])
-            self._backup(path, value)
-
-    def _backup(self, path: list[tuple[Node, int]], leaf_value: float | None) -> None:
-        """Add a playout's result (None: only remove its virtual loss) along ``path``."""
-        vl = self.config.virtual_loss
-        value = leaf_value
-        for node, index in reversed(path):
-            node.visits[index] -= vl
-            node.value_sum[index] += vl
-            if value is not None:
-                value = -value  # the edge's value for the player who chose it
-                node.visits[index] += 1
-                node.value_sum[index] += value
-                node.total += 1
-            self._update_proof(node)
-
-    @staticmethod
-    def _back_up_value(path: list[tuple[Node, int]], value: float, visits: int) -> None:
-        """Count ``value`` (for the side to move at the end of ``path``) ``visits`` times
-        on every edge of ``path``, as that many playouts ending there would; the virtual
-        loss of the playout under way stays as it is."""
-        for node, index in reversed(path):
-            value = -value
-            node.visits[index] += visits
-            node.value_sum[index] += visits * value
-            node.total += visits
-
-    @staticmethod
-    def _update_proof(node: Node) -> None:
-        if node.proven != UNKNOWN:
-            return
-        all_won_for_them = len(node.children) > 0
-        for child in node.children:
-            if child is not None and child.proven == LOSS:
-                node.proven = WIN
-                return
-            if child is None or child.proven != WIN:
-                all_won_for_them = False
-        if all_won_for_them:
-            node.proven = LOSS
+            _backup(path, self.config.virtual_loss, True, value)
 
     def _decided(self, root: Node, deadline: float, seconds: float, playouts: int) -> bool:
         """Whether the most visited move can no longer be overtaken before the deadline,
@@ -752,8 +719,90 @@ class _Refuter:
         if result.status is not Status.WIN:
             return False
         child.proven = WIN
-        Mcts._update_proof(root)
+        _update_proof(root)
         return True
+
+
+@cython.cfunc
+@cython.returns(cython.Py_ssize_t)
+@cython.locals(node=Node, fpu=cython.double, c_puct=cython.double, child=Node,
+               children=list, root_total=cython.double, best=cython.Py_ssize_t,
+               best_score=cython.double, i=cython.Py_ssize_t, score=cython.double,
+               visits=cython.double)
+def _select(node: Node, fpu: float, c_puct: float) -> int:
+    """The edge of ``node`` a playout takes by PUCT; ``fpu`` is the value of an unvisited
+    edge. A typed loop compiled; the arithmetic is numpy's, in its order."""
+    if node.proven != UNKNOWN:
+        raise AssertionError("a proven node has no selection")
+    children = node.children
+    root_total = math.sqrt(max(node.total, 1))
+    best = 0
+    best_score = -math.inf
+    for i in range(len(children)):
+        child = children[i]
+        if child is not None and child.proven != UNKNOWN:
+            # A child lost for its mover is our win; a child won for it is our loss.
+            score = math.inf if child.proven == LOSS else -math.inf
+        else:
+            visits = node._visits_v[i]
+            score = ((node._values_v[i] / visits if visits > 0 else fpu)
+                     + c_puct * node._priors_v[i] * root_total / (1 + visits))
+        if score > best_score:
+            best, best_score = i, score
+    return best
+
+
+@cython.cfunc
+@cython.locals(path=list, vl=cython.double, counted=cython.bint, value=cython.double,
+               node=Node, index=cython.Py_ssize_t, n=cython.Py_ssize_t)
+def _backup(path: list, vl: float, counted: bool, value: float) -> None:
+    """Remove a playout's virtual loss along ``path`` and, if ``counted``, add its result
+    ``value`` (for the side to move at the end of ``path``)."""
+    for n in range(len(path) - 1, -1, -1):
+        node, index = path[n]
+        node._visits_v[index] -= vl
+        node._values_v[index] += vl
+        if counted:
+            value = -value  # the edge's value for the player who chose it
+            node._visits_v[index] += 1
+            node._values_v[index] += value
+            node.total += 1
+        _update_proof(node)
+
+
+@cython.locals(path=list, value=cython.double, visits=cython.longlong, node=Node,
+               index=cython.Py_ssize_t, n=cython.Py_ssize_t)
+def _back_up_value(path: list, value: float, visits: int) -> None:
+    """Count ``value`` (for the side to move at the end of ``path``) ``visits`` times on
+    every edge of ``path``, as that many playouts ending there would; the virtual loss
+    of the playout under way stays as it is."""
+    for n in range(len(path) - 1, -1, -1):
+        node, index = path[n]
+        value = -value
+        node._visits_v[index] += visits
+        node._values_v[index] += visits * value
+        node.total += visits
+
+
+@cython.cfunc
+@cython.locals(node=Node, child=Node, children=list, i=cython.Py_ssize_t,
+               all_won_for_them=cython.bint)
+def _update_proof(node: Node) -> None:
+    """Mark ``node`` won when a child is lost for its mover, lost when every child is won
+    for its mover (MCTS-solver)."""
+    if node.proven != UNKNOWN:
+        return
+    children = node.children
+    all_won_for_them = len(children) > 0
+    for i in range(len(children)):
+        child = children[i]
+        if child is not None and child.proven == LOSS:
+            node.proven = WIN
+            return
+        if child is None or child.proven != WIN:
+            all_won_for_them = False
+    if all_won_for_them:
+        node.proven = LOSS
 
 
 @cython.boundscheck(False)
