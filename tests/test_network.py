@@ -332,6 +332,10 @@ def test_a_run_starts_from_a_weights_file(shared_data: Path, tmp_path: Path) -> 
                          checkpoint_every=3, log_every=1, threads=1, initial=str(initial))
     run(config)
     assert "starting from the weights of" in (tmp_path / "run" / "train.log").read_text()
+    # The starting network is validated first, on the same held-out positions.
+    steps = [json.loads(line)["step"]
+             for line in (tmp_path / "run" / "validation.jsonl").read_text().splitlines()]
+    assert steps == [0, 3]
     export_checkpoint(tmp_path / "run" / "last.pt", tmp_path / "after.npz")
     after, before = PolicyValueNet.load(tmp_path / "after.npz"), PolicyValueNet.load(initial)
     assert after.architecture == before.architecture

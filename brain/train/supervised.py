@@ -360,7 +360,8 @@ class Trainer:
 
     def train(self) -> None:
         """Run the remaining steps, logging every ``log_every`` steps and validating and
-        checkpointing every ``checkpoint_every`` steps and at the end of every epoch."""
+        checkpointing every ``checkpoint_every`` steps and at the end of every epoch (and
+        at step 0 of a run from a weights file)."""
         config, progress = self.config, self.progress
         parameters = sum(p.numel() for p in self.model.parameters())
         log.info("model %s (%d parameters); %d steps of %d samples (%d per epoch), "
@@ -372,6 +373,10 @@ class Trainer:
             batch_size=None, num_workers=self.hardware.workers,
             pin_memory=self.hardware.device.type == "cuda",
             persistent_workers=self.hardware.workers > 0))
+        if progress.step == 0 and config.initial is not None:
+            # The starting network's figures on the same held-out sets: the baseline a
+            # fine-tune must beat, and best.pt until one of its checkpoints does.
+            self.evaluate()
         losses: list[tuple[float, float]] = []
         window_started, window_samples = time.monotonic(), 0
         self._clock = (time.monotonic(), progress.wall_time_s)
