@@ -15,6 +15,6 @@ DEFAULT_ENGINE = "mcts"
 #: and give its priors ("leaves").
 NETWORK_ROLES = ("priors", "leaves")
 #: Playouts' worth of weight the network's value of each node it re-ranks gets in the
-#: ``priors`` role (``--network-value``): 8 beat 0 by +191 +- 92 Elo with the network
-#: fine-tuned on Rapfi's labels (48 games at 1 s/move, docs/network.md).
+#: ``priors`` role (``--network-value``): with the network fine-tuned on Rapfi's labels, 8
+#: against 0 scored 13-9-2 and 16 against 8 24-21-3 (1 s/move, docs/network.md).
 DEFAULT_NETWORK_VALUE = 8
