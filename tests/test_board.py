@@ -150,6 +150,29 @@ def test_make_unmake_restores_everything() -> None:
             assert board.to_move is Color.BLACK
 
 
+def test_set_to_copies_a_position_into_a_reused_board() -> None:
+    rng = random.Random(11)
+    reused = Board(15, rule=Rule.RENJU)
+    for _ in range(3):
+        source = Board(15, rule=Rule.RENJU)
+        for cell in rng.sample(range(source.size), rng.randrange(1, 60)):
+            source.play(cell)
+        reused.set_to(source)
+        assert reused.cells == source.cells and reused.history == source.history
+        assert np.array_equal(reused.keys, source.keys)
+        assert np.array_equal(reused.patterns, source.patterns)
+        assert np.array_equal(reused.threats, source.threats)
+        assert (reused.hash, reused.to_move, reused.stone_count) == (
+            source.hash, source.to_move, source.stone_count)
+        # The copy is independent: playing on it leaves the source as it was.
+        before = source.threats.copy()
+        reused.play(reused.empty_cells()[0])
+        assert np.array_equal(source.threats, before)
+        reused.undo()
+    with pytest.raises(ValueError, match="15x15 FREESTYLE"):
+        Board(15, rule=Rule.RENJU).set_to(Board(15))
+
+
 @pytest.mark.parametrize("rule", list(Rule))
 def test_threats_after_a_stone_match_placing_it(rule: Rule) -> None:
     for width, height, seed in ((15, 15, 11), (20, 20, 12), (9, 17, 13)):

@@ -504,6 +504,24 @@ class Board:
             for y in range(self.height)
         )
 
+    def set_to(self, source: Board) -> None:
+        """Make this board a copy of ``source``, a board of the same size and rule,
+        reusing this board's arrays: no allocation, several times cheaper than
+        :meth:`copy` (the tree search keeps a few such boards for its waiting leaves).
+        Raises ValueError for a board of another size or rule."""
+        if (source.width, source.height, source.rule) != (self.width, self.height, self.rule):
+            raise ValueError(
+                f"cannot copy a {source.width}x{source.height} {source.rule.name} board "
+                f"onto a {self.width}x{self.height} {self.rule.name} one")
+        self._cells_v[:] = source._cells_v
+        self._keys_v[:] = source._keys_v
+        self._patterns_v[:] = source._patterns_v
+        self._threats_v[:] = source._threats_v
+        self.history[:] = source.history
+        self.to_move = source.to_move
+        self.hash = source.hash
+        self.stone_count[:] = source.stone_count
+
     def copy(self) -> Board:
         """An independent board with the same stones, history and side to move."""
         other: Board = Board.__new__(Board)

@@ -37,6 +37,7 @@ from brain.game.forbidden import is_forbidden
 from brain.game.patterns import Threat
 from brain.game.tactics import (
     four_cells,
+    legal_mask,
     line_cells,
     open_four_points,
     three_cells,
@@ -211,6 +212,8 @@ class Mcts:
         self._root: Node | None = None
         self._root_history: list[tuple[int, Color]] = []
         self._nodes = 0
+        #: Boards reused for the leaves of a batch waiting for the evaluator.
+        self._leaves: list[Board] = []
         self._rng = np.random.default_rng(self.config.seed)
         #: Called from the searching thread with :attr:`info` filled in so far, every
         #: :attr:`report_interval` seconds of playouts (a manager watching the search);
@@ -425,7 +428,7 @@ class Mcts:
                              | (board.threats[me.opponent][empty] >= _FLEX4)]
             moves = np.unique(np.concatenate([keep, tactical]))
         if me is Color.BLACK and board.rule.has_forbidden_moves:
-            legal = np.array([not is_forbidden(board, int(m)) for m in moves], dtype=bool)
+            legal = legal_mask(board, me, moves)
             if legal.any():
                 moves = moves[legal]
         return moves.astype(np.int64)
@@ -448,7 +451,8 @@ class Mcts:
 
     def _with_leaf_vcf(self, board: Board, node: Node) -> Node:
         """``node``, marked won when a small VCF search proves it."""
-        if self.config.leaf_vcf_nodes:
+        # A VCF opens with a four: without a four-making cell there is none to search.
+        if self.config.leaf_vcf_nodes and board.has_threat(board.to_move, _BLOCK4, _FIVE):
             result = self.solver.vcf(board, max_attacks=6, max_nodes=self.config.leaf_vcf_nodes)
             if result.status is Status.WIN:
                 node.proven = WIN
@@ -558,11 +562,27 @@ class Mcts:
                     parent.children[index] = self._expand(board, None, tactics)
                     _backup(path, vl, True, float(tactics[0]))
                 else:
-                    batch.append((path, board.copy(), tactics))
+                    batch.append((path, self._leaf_board(len(batch), board), tactics))
             else:
                 _backup(path, vl, True, leaf_value)
             self._undo(board, len(path))
         return batch
+
+    def _leaf_board(self, n: int, board: Board) -> Board:
+        """The ``n``-th waiting leaf of a batch: a copy of ``board`` in one of the boards
+        kept for leaves (a fresh copy cost as much as a fifth of a playout)."""
+        if n < len(self._leaves):
+            leaf = self._leaves[n]
+            if leaf.width == board.width and leaf.height == board.height \
+                    and leaf.rule is board.rule:
+                leaf.set_to(board)
+                return leaf
+        leaf = board.copy()
+        if n < len(self._leaves):
+            self._leaves[n] = leaf
+        else:
+            self._leaves.append(leaf)
+        return leaf
 
     @staticmethod
     def _undo(board: Board, moves: int) -> None:
