@@ -416,8 +416,8 @@ class Board:
     @cython.ccall
     @cython.boundscheck(False)
     @cython.wraparound(False)
-    @cython.locals(q=cython.int, base=cython.int, level=cython.int, top=cython.int,
-                   bottom=cython.int)
+    @cython.locals(q=cython.int, base=cython.int, level=cython.int, size=cython.int,
+                   i=cython.Py_ssize_t)
     def threat_cells(self, color: cython.int, low: cython.int, high: cython.int) -> list:
         """Empty cells where ``color`` makes a threat in ``low..high``, strongest first,
         ties by cell index (a plain list, for the hot paths)."""
@@ -426,19 +426,19 @@ class Board:
             cells = np.flatnonzero((threats >= low) & (threats <= high) & self._empty())
             order = np.argsort(-threats[cells].astype(np.int16), kind="stable")
             return cells[order].tolist()
-        base = color * self.size
-        top = low - 1
-        bottom = high + 1
-        for q in range(self.size):  # the levels present, mostly none
+        # One pass; the few cells found are sorted by a key holding the falling level
+        # and then the cell.
+        size = self.size
+        base = color * size
+        out = []
+        for q in range(size):
             level = self._threats_v[base + q]
             if low <= level <= high and not self._cells_v[q]:
-                top = max(top, level)
-                bottom = min(bottom, level)
-        out = []
-        for level in range(top, bottom - 1, -1):
-            for q in range(self.size):
-                if self._threats_v[base + q] == level and not self._cells_v[q]:
-                    out.append(q)
+                out.append((high - level) * size + q)
+        if len(out) > 1:
+            out.sort()
+        for i in range(len(out)):
+            out[i] = out[i] % size
         return out
 
     @cython.ccall

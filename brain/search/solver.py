@@ -226,6 +226,7 @@ class _Search:
         self.wins = solver._wins
         self.fails = solver._fails
 
+    @cython.ccall
     def _visit(self) -> None:
         self.nodes += 1
         if self.max_nodes is not None and self.nodes > self.max_nodes:
@@ -236,6 +237,8 @@ class _Search:
         ):
             raise _OutOfBudget
 
+    @cython.ccall
+    @cython.locals(remaining=cython.int, mode=cython.int)
     def attack(self, remaining: int, mode: int) -> tuple[int, ...] | None:
         """The attacker to move: a winning line from here, or None."""
         self._visit()
@@ -261,6 +264,8 @@ class _Search:
         self.limited = self.limited or outer
         return line
 
+    @cython.ccall
+    @cython.locals(remaining=cython.int, mode=cython.int)
     def _attack_moves(self, remaining: int, mode: int) -> tuple[int, ...] | None:
         board, attacker, defender = self.board, self.attacker, self.defender
         threats = five_cells(board, defender)
@@ -290,6 +295,8 @@ class _Search:
                 return (move, *line)
         return None
 
+    @cython.ccall
+    @cython.locals(mode=cython.int)
     def _threat_moves(self, mode: int) -> list[int]:
         """Non-four attacker moves worth trying as threats: the open threes, and with
         a threat depth every move that makes at least an open two (a threatened VCF may
@@ -299,6 +306,7 @@ class _Search:
             return three_cells(board, self.attacker)
         return cells_with(board, self.attacker, Threat.FLEX2, Threat.FLEX3_2X)
 
+    @cython.ccall
     def _straight_four(self) -> int | None:
         """A legal straight-four cell of the attacker when the defender has no four to
         answer it with (checked after the defender's fives), else None."""
@@ -312,6 +320,8 @@ class _Search:
                 return point
         return None
 
+    @cython.ccall
+    @cython.locals(remaining=cython.int, mode=cython.int)
     def defend(self, remaining: int, mode: int) -> tuple[int, ...] | None:
         """The defender to move: the rest of a winning line if every defence loses
         (the longest such line), or None if some defence holds."""
@@ -354,6 +364,8 @@ class _Search:
                 longest = (reply, *line)
         return longest
 
+    @cython.ccall
+    @cython.locals(depth=cython.int)
     def _threatened_vcf(self, depth: int) -> tuple[int, ...] | None:
         """The VCF of at most ``depth`` attacks the attacker would have if it moved now.
 
@@ -365,6 +377,8 @@ class _Search:
         self.limited = outer
         return line
 
+    @cython.ccall
+    @cython.locals(depth=cython.int)
     def _vcf_defences(self, line: tuple[int, ...], depth: int) -> list[int]:
         """Defender cells that leave the attacker no VCF of at most ``depth`` attacks,
         among the empty cells on the lines through the threatened VCF ``line``."""
