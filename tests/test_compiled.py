@@ -62,6 +62,29 @@ def test_the_pure_form_is_chosen_when_asked_or_stale(tmp_path: Path,
     assert compiled.choose(name, tmp_path)[0] == tmp_path / "board.py"
 
 
+def test_one_stale_extension_makes_the_whole_core_pure(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    # The compiled search calls the compiled board's C methods: a fresh mcts extension
+    # beside a board that must run as Python (edited since the build) cannot be used.
+    monkeypatch.delenv(compiled.PURE_ENV, raising=False)
+    monkeypatch.delenv(compiled.FRESH_ENV, raising=False)
+    suffix = compiled.importlib.machinery.EXTENSION_SUFFIXES[0]
+    for name in ("brain.game.board", "brain.search.mcts"):
+        folder = tmp_path.joinpath(*name.split(".")[:-1])
+        folder.mkdir(parents=True, exist_ok=True)
+        leaf = name.rpartition(".")[2]
+        (folder / (leaf + ".py")).write_text("")
+        (folder / (leaf + suffix)).write_bytes(b"")
+        os.utime(folder / (leaf + ".py"), (1_000_000, 1_000_000))
+    mcts_folder = tmp_path / "brain" / "search"
+    assert compiled.choose("brain.search.mcts", mcts_folder)[1] == "compiled"
+    os.utime(tmp_path / "brain" / "game" / "board.py", None)  # edited after the build
+    found, why = compiled.choose("brain.search.mcts", mcts_folder)
+    assert found == mcts_folder / "mcts.py"
+    assert why == ("pure (as brain.game.board, which is pure (the compiled module is "
+                   "older than its source))")
+
+
 def test_pure_python_modules_are_imported_when_asked() -> None:
     code = ("import brain.search.mcts, brain.game.board; "
             "print(brain.search.mcts.__file__, brain.game.board.__file__)")

@@ -179,43 +179,13 @@ class Board:
     (:func:`brain.game.forbidden.is_forbidden`).
     """
 
-    width = cython.declare(cython.int, visibility="public")
-    height = cython.declare(cython.int, visibility="public")
-    size = cython.declare(cython.int, visibility="public")
-    rule = cython.declare(object, visibility="public")
-    #: The cell contents (0 empty, else the :class:`Color`).
-    cells = cython.declare(bytearray, visibility="public")
-    #: ``keys[d * size + q]``: the line key of cell q along direction d.
-    keys = cython.declare(object, visibility="public")
-    #: ``patterns[color, d * size + q]``: what ``color`` makes on q along direction d.
-    patterns = cython.declare(object, visibility="public")
-    #: ``threats[color, q]``: what ``color`` makes on q over the four lines.
-    threats = cython.declare(object, visibility="public")
-    history = cython.declare(list, visibility="public")
-    to_move = cython.declare(object, visibility="public")
-    hash = cython.declare(object, visibility="public")
-    stone_count = cython.declare(list, visibility="public")
-    _geo = cython.declare(object, visibility="readonly")
-    _zobrist = cython.declare(tuple, visibility="readonly")
-    _tables = cython.declare(object, visibility="readonly")
-    _threat_table = cython.declare(object, visibility="readonly")
-    _double_four = cython.declare(object, visibility="readonly")
-    #: All zeros between calls of :meth:`threats_after`, which lays a stone's key
-    #: steps out in it.
-    _key_steps = cython.declare(object, visibility="readonly")
-    # Typed views of the arrays above, for the flat loops.
-    _cells_v: cython.uchar[::1]
-    _keys_v: cython.uint[::1]
-    _steps_v: cython.uint[::1]
-    _patterns_v: cython.uchar[::1]
-    _threats_v: cython.uchar[::1]
-    _tables_v: cython.uchar[:, ::1]
-    _threat_table_v: cython.uchar[::1]
-    _touch_start: cython.int[::1]
-    _touch_line: cython.int[::1]
-    _touch_unit: cython.uint[::1]
-    _cell_start: cython.int[::1]
-    _cell_list: cython.int[::1]
+    # The attributes and the C methods are declared in board.pxd. ``cells`` holds the
+    # cell contents (0 empty, else the Color); ``keys[d * size + q]`` the line key of
+    # cell q along direction d; ``patterns[color, d * size + q]`` what ``color`` makes on
+    # q along direction d; ``threats[color, q]`` what it makes on q over the four lines;
+    # ``_key_steps`` is all zeros between calls of threats_after, which lays a stone's
+    # key steps out in it; the ``_*_v`` fields are typed views of the arrays, for the
+    # flat loops.
 
     def __init__(self, width: int, height: int | None = None,
                  rule: Rule = Rule.FREESTYLE) -> None:
@@ -288,7 +258,8 @@ class Board:
 
     # -- moves -------------------------------------------------------------------------
 
-    def place(self, index: int, color: Color) -> None:
+    @cython.ccall
+    def place(self, index: cython.int, color: Color):
         """Put a ``color`` stone on the empty cell ``index``; the opponent moves next."""
         if not 0 <= index < self.size:
             raise IllegalMoveError(f"cell {index} is off the board")
@@ -302,11 +273,13 @@ class Board:
         self.to_move = _OPPONENT[color]
         self._update(index, color, True)
 
-    def play(self, index: int) -> None:
+    @cython.ccall
+    def play(self, index: cython.int):
         """Play the side to move's stone on ``index``."""
         self.place(index, self.to_move)
 
-    def undo(self) -> tuple[int, Color]:
+    @cython.ccall
+    def undo(self) -> tuple:
         """Take back the last stone and return it; its colour is to move again."""
         if not self.history:
             raise IllegalMoveError("there is no move to take back")
@@ -324,7 +297,7 @@ class Board:
     @cython.locals(i=cython.int, line=cython.int, q=cython.int, c=cython.int,
                    base=cython.int, n4=cython.int, size=cython.int, key=cython.uint,
                    step=cython.uint)
-    def _update(self, index: cython.int, color: cython.int, add: cython.bint) -> None:
+    def _update(self, index: cython.int, color: cython.int, add: cython.bint) -> cython.void:
         # The hot path of every search: the keys of the lines through the cell, their
         # patterns for both colours, then the threats of the cells on those lines.
         if not cython.compiled:  # uncompiled, a few numpy calls beat the loops
@@ -375,7 +348,8 @@ class Board:
     def is_empty(self, index: int) -> bool:
         return self._cells_v[index] == EMPTY
 
-    def is_full(self) -> bool:
+    @cython.ccall
+    def is_full(self) -> cython.bint:
         return len(self.history) >= self.size
 
     def pattern(self, color: Color, index: int, direction: int) -> Pattern:

@@ -67,7 +67,25 @@ _ROOT = Path(__file__).resolve().parents[2]
 
 def choose(name: str, folder: Path) -> tuple[Path | None, str]:
     """The file to import for the compiled module ``name`` found in ``folder`` (None:
-    neither form is there) and why: "compiled", or "pure (reason)"."""
+    neither form is there) and why: "compiled", or "pure (reason)".
+
+    The extensions call each other's C methods (``brain/game/board.pxd``), so one runs
+    only beside the others: when another module of the same tree must run as Python,
+    so does this one."""
+    found, why = _choose_alone(name, folder)
+    if why != "compiled":
+        return found, why
+    root = folder.parents[name.count(".") - 1]
+    for other in COMPILED_MODULES:
+        other_found, other_why = _choose_alone(other, root.joinpath(*other.split(".")[:-1]))
+        if other_found is not None and other_why != "compiled":
+            source = folder / (name.rpartition(".")[2] + ".py")
+            return source, f"pure (as {other}, which is {other_why})"
+    return found, why
+
+
+def _choose_alone(name: str, folder: Path) -> tuple[Path | None, str]:
+    """:func:`choose` for ``name`` by its own files only."""
     leaf = name.rpartition(".")[2]
     source = folder / (leaf + ".py")
     extension = _extension(folder, leaf)

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import enum
 
+import cython
+
 from brain.game.board import DIRECTIONS, Board, Color
 from brain.game.patterns import Pattern
 
@@ -22,11 +24,13 @@ class Foul(enum.Enum):
     DOUBLE_THREE = "double-three"
 
 
+@cython.locals(board=Board)
 def is_forbidden(board: Board, index: int) -> bool:
     """Whether black playing the empty cell ``index`` is a renju foul."""
     return forbidden_kind(board, index) is not None
 
 
+@cython.locals(board=Board)
 def forbidden_kind(board: Board, index: int) -> Foul | None:
     """The foul black would commit by playing the empty cell ``index``, or None.
 
@@ -39,11 +43,10 @@ def forbidden_kind(board: Board, index: int) -> Foul | None:
         return None
     if Pattern.OVERLINE in lines:
         return Foul.OVERLINE
-    fours = sum(
-        2 if board.line_double_four(index, d) else 1
-        for d, pattern in enumerate(lines)
-        if pattern in (Pattern.BLOCK4, Pattern.FLEX4)
-    )
+    fours = 0
+    for d, pattern in enumerate(lines):
+        if pattern in (Pattern.BLOCK4, Pattern.FLEX4):
+            fours += 2 if board.line_double_four(index, d) else 1
     if fours >= 2:
         return Foul.DOUBLE_FOUR
     three_lines = [d for d, pattern in enumerate(lines) if pattern == Pattern.FLEX3]
@@ -64,6 +67,7 @@ def forbidden_kind(board: Board, index: int) -> Foul | None:
         board.to_move = to_move
 
 
+@cython.locals(board=Board)
 def _three_is_real(board: Board, index: int, direction: int) -> bool:
     """Whether black's three through ``index`` along ``direction`` can become a straight
     four on a point that is not itself forbidden (black's stone on ``index`` is placed)."""

@@ -14,6 +14,7 @@ works on short lists of ints.
 
 from __future__ import annotations
 
+import cython
 import numpy as np
 
 from brain.game.board import DIRECTIONS, Board, Color
@@ -33,11 +34,13 @@ def empty_mask(board: Board) -> np.ndarray:
     return np.frombuffer(board.cells, dtype=np.uint8) == 0
 
 
+@cython.locals(board=Board)
 def is_legal(board: Board, color: Color, index: int) -> bool:
     """Whether ``color`` may play the empty cell ``index`` without a renju foul."""
     return color is Color.WHITE or forbidden_kind(board, index) is None
 
 
+@cython.locals(board=Board)
 def legal_mask(board: Board, color: Color, cells: np.ndarray) -> np.ndarray:
     """Which of the empty ``cells`` ``color`` may play (all, unless renju black).
 
@@ -52,6 +55,7 @@ def legal_mask(board: Board, color: Color, cells: np.ndarray) -> np.ndarray:
     return ok
 
 
+@cython.locals(board=Board)
 def cells_with(board: Board, color: Color, low: Threat, high: Threat) -> list[int]:
     """Legal empty cells where ``color`` makes a threat in ``low..high``, strongest first
     (renju fouls of black are left out)."""
@@ -62,41 +66,55 @@ def cells_with(board: Board, color: Color, low: Threat, high: Threat) -> list[in
             or forbidden_kind(board, cell) is None]
 
 
+@cython.locals(board=Board)
 def _may_be_foul(board: Board, cell: int) -> bool:
     """Whether black's threat on ``cell`` could hide a foul (a 4-4, 3-3 or four beside
     two threes) or it makes an overline in some line: only then is the (slower)
     recursive foul check needed."""
     if board.threat_at(Color.BLACK, cell) in _FOUL_PRONE:
         return True
-    return any(board.line_pattern(Color.BLACK, cell, d) == _OVERLINE for d in range(4))
+    # A loop, not any(...): Cython cannot read a typed argument inside a generator.
+    for d in range(4):  # noqa: SIM110
+        if board.line_pattern(Color.BLACK, cell, d) == _OVERLINE:
+            return True
+    return False
 
 
+@cython.locals(board=Board)
 def five_cells(board: Board, color: Color) -> list[int]:
     """Empty cells where ``color`` makes a winning five (never a foul)."""
     return board.threat_cells(color, FIVE, FIVE)
 
 
+@cython.locals(board=Board)
 def four_cells(board: Board, color: Color) -> list[int]:
     """Legal cells where ``color`` makes a four (but no five), strongest first."""
     return cells_with(board, color, Threat.BLOCK4, Threat.FLEX4)
 
 
+@cython.locals(board=Board)
 def three_cells(board: Board, color: Color) -> list[int]:
     """Legal cells where ``color`` makes an open three (and no four), strongest first."""
     return cells_with(board, color, Threat.FLEX3, Threat.FLEX3_2X)
 
 
+@cython.locals(board=Board)
 def open_four_points(board: Board, color: Color) -> list[int]:
     """Legal cells where ``color`` would make two five-threats at once (a straight four
     or a double four): while any exist, ``color`` has a live three (or better)."""
     return cells_with(board, color, Threat.FLEX4, Threat.FLEX4)
 
 
+@cython.locals(board=Board)
 def makes_straight_four(board: Board, color: Color, index: int) -> bool:
     """Whether ``color`` on the empty ``index`` makes an open four in one line."""
-    return any(board.line_pattern(color, index, d) == _LINE_FLEX4 for d in range(4))
+    for d in range(4):  # noqa: SIM110 (as in _may_be_foul)
+        if board.line_pattern(color, index, d) == _LINE_FLEX4:
+            return True
+    return False
 
 
+@cython.locals(board=Board)
 def line_cells(board: Board, index: int, direction: int, reach: int = HALF) -> list[int]:
     """Empty cells within ``reach`` of ``index`` along ``direction`` (both ways)."""
     dx, dy = DIRECTIONS[direction]
@@ -120,6 +138,7 @@ _DEFENCES: dict[tuple[int, int, int, int, int], tuple[int, ...]] = {}
 _DEFENCES_LIMIT = 100_000
 
 
+@cython.locals(board=Board)
 def three_defences(board: Board, attacker: Color, points: list[int]) -> list[int]:
     """The real defences against ``attacker``'s open-four ``points``.
 

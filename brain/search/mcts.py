@@ -361,6 +361,7 @@ class Mcts:
 
     # -- expansion ---------------------------------------------------------------------
 
+    @cython.locals(board=Board)
     def _tactical(self, board: Board) -> tuple[int, np.ndarray | None]:
         """(proven, forced moves) from the pattern core for a new node's position."""
         me, them = board.to_move, board.to_move.opponent
@@ -510,9 +511,10 @@ class Mcts:
         self._fill_info(board, root, started)
         self.reporter(self.info)
 
-    @cython.locals(node=Node, child=Node, index=cython.Py_ssize_t, value=cython.double,
-                   vl=cython.double, leaf_value=cython.double, fpu_reduction=cython.double,
-                   c_puct=cython.double, refine_visits=cython.longlong)
+    @cython.locals(board=Board, node=Node, child=Node, index=cython.Py_ssize_t,
+                   value=cython.double, vl=cython.double, leaf_value=cython.double,
+                   fpu_reduction=cython.double, c_puct=cython.double,
+                   refine_visits=cython.longlong)
     def _gather(self, board: Board, root: Node, depths: list[int]) -> list[tuple]:
         """Descend up to ``batch_size`` times; returns leaves waiting for evaluation."""
         config = self.config
@@ -585,6 +587,7 @@ class Mcts:
         return leaf
 
     @staticmethod
+    @cython.locals(board=Board, moves=cython.Py_ssize_t)
     def _undo(board: Board, moves: int) -> None:
         for _ in range(moves):
             board.undo()

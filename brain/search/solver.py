@@ -201,7 +201,7 @@ class _Search:
     type: its fields are C struct members, not dictionary entries.
     """
 
-    board = cython.declare(object)
+    board = cython.declare(Board)
     attacker = cython.declare(object)
     defender = cython.declare(object)
     deadline = cython.declare(object)
