@@ -409,8 +409,7 @@ class Board:
             level = self._threats_v[base + q]
             if low <= level <= high and not self._cells_v[q]:
                 out.append((high - level) * size + q)
-        if len(out) > 1:
-            out.sort()
+        out.sort()
         for i in range(len(out)):
             out[i] = out[i] % size
         return out

@@ -468,6 +468,7 @@ class Mcts:
         config = self.config
         depths: list[int] = []
         playouts = 0
+        self._leaves = []  # kept for this search's board only (its size and rule)
         refuter = _Refuter(self, board, root, config.refute_share * max(0.0, deadline - started))
         # The playout rate that values the time left counts only the playouts' own time:
         # with the root's threat searches (up to 40 % of the move) or the checks in it, a
@@ -573,18 +574,11 @@ class Mcts:
     def _leaf_board(self, n: int, board: Board) -> Board:
         """The ``n``-th waiting leaf of a batch: a copy of ``board`` in one of the boards
         kept for leaves (a fresh copy cost about a tenth of a playout)."""
-        if n < len(self._leaves):
-            leaf = self._leaves[n]
-            if leaf.width == board.width and leaf.height == board.height \
-                    and leaf.rule is board.rule:
-                leaf.set_to(board)
-                return leaf
-        leaf = board.copy()
-        if n < len(self._leaves):
-            self._leaves[n] = leaf
+        if n == len(self._leaves):
+            self._leaves.append(board.copy())
         else:
-            self._leaves.append(leaf)
-        return leaf
+            self._leaves[n].set_to(board)
+        return self._leaves[n]
 
     @staticmethod
     @cython.locals(board=Board, moves=cython.Py_ssize_t)
