@@ -173,6 +173,41 @@ def test_set_to_copies_a_position_into_a_reused_board() -> None:
         Board(15, rule=Rule.RENJU).set_to(Board(15))
 
 
+def scanned_threat_cells(board: Board, color: Color, low: int, high: int) -> list[int]:
+    """threat_cells by a plain scan of the threat array."""
+    found = [q for q in range(board.size)
+             if board.cells[q] == 0 and low <= board.threats[color][q] <= high]
+    return sorted(found, key=lambda q: (-int(board.threats[color][q]), q))
+
+
+@pytest.mark.parametrize("rule", [Rule.FREESTYLE, Rule.RENJU])
+def test_threat_queries_agree_with_a_scan_through_moves_undos_and_copies(rule: Rule) -> None:
+    # The compiled board answers from per-level counts of the empty cells that every
+    # move, undo, copy and set_to must keep exact.
+    rng = random.Random(23)
+    board, reused = Board(15, rule=rule), Board(15, rule=rule)
+    ranges = [(int(Threat.FIVE),) * 2, (int(Threat.BLOCK4), int(Threat.FIVE)),
+              (int(Threat.FLEX4),) * 2, (int(Threat.FLEX3), int(Threat.FLEX3_2X)),
+              (int(Threat.FLEX2), int(Threat.FLEX3_2X)), (0, int(Threat.FIVE))]
+    for step in range(400):
+        if board.history and rng.random() < 0.35:
+            board.undo()
+        else:
+            empty = board.empty_cells().tolist()
+            # Mostly near the stones, where lines and threats form.
+            near = [q for q in empty
+                    if any(abs(q % 15 - c % 15) <= 2 and abs(q // 15 - c // 15) <= 2
+                           for c, _ in board.history[-6:])]
+            board.play(rng.choice(near or empty))
+        if step % 50 == 49:
+            board = board.copy() if step % 100 == 49 else (reused.set_to(board) or reused)
+        for color in Color:
+            for low, high in ranges:
+                expected = scanned_threat_cells(board, color, low, high)
+                assert board.threat_cells(color, low, high) == expected, (step, color, low)
+                assert board.has_threat(color, low, high) == bool(expected)
+
+
 @pytest.mark.parametrize("rule", list(Rule))
 def test_threats_after_a_stone_match_placing_it(rule: Rule) -> None:
     for width, height, seed in ((15, 15, 11), (20, 20, 12), (9, 17, 13)):

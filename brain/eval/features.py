@@ -37,7 +37,7 @@ from brain.game.board import Board, Color
 from brain.game.forbidden import forbidden_kind
 from brain.game.patterns import Pattern, Threat
 from brain.game.rules import Rule
-from brain.game.tactics import _FOUL_PRONE as FOUL_PRONE
+from brain.game.tactics import FOUL_PRONE
 
 #: Bumped whenever the meaning or order of the planes changes; weights record it.
 FEATURE_VERSION = 1

@@ -25,13 +25,20 @@ cdef class Board:
     cdef unsigned int[::1] _touch_unit
     cdef int[::1] _cell_start
     cdef int[::1] _cell_list
+    cdef unsigned char[::1] _double_four_v
+    # Compiled only: empty cells per colour and threat level, kept by _update.
+    cdef int _level_count[3][16]
 
     cpdef place(self, int index, object color)
     cpdef play(self, int index)
     cpdef tuple undo(self)
     cpdef bint is_full(self)
     cdef void _update(self, int index, int color, bint add)
+    cdef void _count_levels(self)
+    cdef void _copy_levels(self, Board source)
+    cdef int _count_between(self, int color, int low, int high)
     cpdef int line_pattern(self, int color, int index, int direction)
     cpdef int threat_at(self, int color, int index)
     cpdef list threat_cells(self, int color, int low, int high)
     cpdef bint has_threat(self, int color, int low, int high)
+    cpdef bint line_double_four(self, int index, int direction)

@@ -217,6 +217,8 @@ class Board:
         self._touch_unit = memoryview(geo.touch_unit)
         self._cell_start = memoryview(geo.cell_start)
         self._cell_list = memoryview(geo.cell_list)
+        if self._double_four is not None:
+            self._double_four_v = memoryview(self._double_four.view(np.uint8))
 
     def _own_views(self) -> None:
         """Views of this board's own arrays, which the flat loops read and write (Python
@@ -241,6 +243,8 @@ class Board:
         self.to_move = Color.BLACK
         self.hash = 0
         self.stone_count = [0, 0, 0]
+        if cython.compiled:
+            self._count_levels()
 
     # -- coordinates -------------------------------------------------------------------
 
@@ -296,7 +300,7 @@ class Board:
     @cython.wraparound(False)
     @cython.locals(i=cython.int, line=cython.int, q=cython.int, c=cython.int,
                    base=cython.int, n4=cython.int, size=cython.int, key=cython.uint,
-                   step=cython.uint)
+                   step=cython.uint, t=cython.int, empty=cython.bint)
     def _update(self, index: cython.int, color: cython.int, add: cython.bint) -> cython.void:
         # The hot path of every search: the keys of the lines through the cell, their
         # patterns for both colours, then the threats of the cells on those lines.
@@ -305,6 +309,10 @@ class Board:
             return
         size = self.size
         n4 = 4 * size
+        # The cell itself leaves (or rejoins) the empty cells; its own threats do not
+        # change, as its line keys hold only its neighbours.
+        for c in range(1, 3):
+            self._level_count[c][self._threats_v[c * size + index]] += -1 if add else 1
         for i in range(self._touch_start[index], self._touch_start[index + 1]):
             line = self._touch_line[i]
             step = self._touch_unit[i] * color
@@ -314,12 +322,48 @@ class Board:
             self._patterns_v[2 * n4 + line] = self._tables_v[2, key]
         for i in range(self._cell_start[index], self._cell_start[index + 1]):
             q = self._cell_list[i]
+            empty = not self._cells_v[q]
             for c in range(1, 3):
                 base = c * n4 + q
-                self._threats_v[c * size + q] = self._threat_table_v[
+                t = self._threat_table_v[
                     self._patterns_v[base] + _W1 * self._patterns_v[base + size]
                     + _W2 * self._patterns_v[base + 2 * size]
                     + _W3 * self._patterns_v[base + 3 * size]]
+                if empty:
+                    self._level_count[c][self._threats_v[c * size + q]] -= 1
+                    self._level_count[c][t] += 1
+                self._threats_v[c * size + q] = t
+
+    @cython.cfunc
+    @cython.locals(c=cython.int, q=cython.int, t=cython.int)
+    def _count_levels(self) -> cython.void:
+        # Compiled only (the C array does not exist uncompiled): the empty cells per
+        # colour and threat level, from scratch; _update keeps them from then on, so
+        # that the threat queries skip their board scan when no cell qualifies.
+        for c in range(3):
+            for t in range(16):
+                self._level_count[c][t] = 0
+        for c in range(1, 3):
+            for q in range(self.size):
+                if not self._cells_v[q]:
+                    self._level_count[c][self._threats_v[c * self.size + q]] += 1
+
+    @cython.cfunc
+    @cython.locals(c=cython.int, t=cython.int)
+    def _copy_levels(self, source: Board) -> cython.void:
+        for c in range(3):
+            for t in range(16):
+                self._level_count[c][t] = source._level_count[c][t]
+
+    @cython.cfunc
+    @cython.locals(t=cython.int, total=cython.int)
+    def _count_between(self, color: cython.int, low: cython.int,
+                       high: cython.int) -> cython.int:
+        # Compiled only: how many empty cells have a ``color`` threat in low..high.
+        total = 0
+        for t in range(max(low, 0), min(high, _FIVE) + 1):
+            total += self._level_count[color][t]
+        return total
 
     def _update_numpy(self, index: int, color: int, add: bool) -> None:
         """:meth:`_update` as whole-array numpy calls (the uncompiled module's)."""
@@ -391,7 +435,7 @@ class Board:
     @cython.boundscheck(False)
     @cython.wraparound(False)
     @cython.locals(q=cython.int, base=cython.int, level=cython.int, size=cython.int,
-                   i=cython.Py_ssize_t)
+                   i=cython.Py_ssize_t, total=cython.Py_ssize_t)
     def threat_cells(self, color: cython.int, low: cython.int, high: cython.int) -> list:
         """Empty cells where ``color`` makes a threat in ``low..high``, strongest first,
         ties by cell index (a plain list, for the hot paths)."""
@@ -400,15 +444,18 @@ class Board:
             cells = np.flatnonzero((threats >= low) & (threats <= high) & self._empty())
             order = np.argsort(-threats[cells].astype(np.int16), kind="stable")
             return cells[order].tolist()
-        # One pass; the few cells found are sorted by a key holding the falling level
-        # and then the cell.
+        # One pass, which ends at the last of the cells the level counts announce (none:
+        # no pass); the few found are sorted by a key of the falling level, then the cell.
         size = self.size
         base = color * size
+        total = self._count_between(color, low, high)
         out = []
-        for q in range(size):
+        q = 0
+        while len(out) < total and q < size:
             level = self._threats_v[base + q]
             if low <= level <= high and not self._cells_v[q]:
                 out.append((high - level) * size + q)
+            q += 1
         out.sort()
         for i in range(len(out)):
             out[i] = out[i] % size
@@ -417,18 +464,12 @@ class Board:
     @cython.ccall
     @cython.boundscheck(False)
     @cython.wraparound(False)
-    @cython.locals(q=cython.int, t=cython.int, base=cython.int)
     def has_threat(self, color: cython.int, low: cython.int, high: cython.int) -> cython.bint:
         """Whether ``color`` makes a threat in ``low..high`` on some empty cell."""
         if not cython.compiled:  # as in threat_cells
             threats = self.threats[color]
             return bool(((threats >= low) & (threats <= high) & self._empty()).any())
-        base = color * self.size
-        for q in range(self.size):
-            t = self._threats_v[base + q]
-            if low <= t <= high and not self._cells_v[q]:
-                return True
-        return False
+        return self._count_between(color, low, high) > 0
 
     @cython.boundscheck(False)
     @cython.wraparound(False)
@@ -460,11 +501,12 @@ class Board:
             steps[self._touch_line[i]] = 0
         return out
 
-    def line_double_four(self, index: int, direction: int) -> bool:
+    @cython.ccall
+    def line_double_four(self, index: cython.int, direction: cython.int) -> cython.bint:
         """Renju: whether black on ``index`` makes two fours in one line along ``direction``."""
         if self._double_four is None:
             return False
-        return bool(self._double_four[self._keys_v[direction * self.size + index]])
+        return self._double_four_v[self._keys_v[direction * self.size + index]] != 0
 
     def stones(self) -> Iterator[tuple[int, Color]]:
         """Stones in the order they were placed."""
@@ -494,6 +536,8 @@ class Board:
         self.to_move = source.to_move
         self.hash = source.hash
         self.stone_count[:] = source.stone_count
+        if cython.compiled:
+            self._copy_levels(source)
 
     def copy(self) -> Board:
         """An independent board with the same stones, history and side to move."""
@@ -514,5 +558,7 @@ class Board:
         other.to_move = self.to_move
         other.hash = self.hash
         other.stone_count = list(self.stone_count)
+        if cython.compiled:
+            other._copy_levels(self)
         return other
 

@@ -21,12 +21,21 @@ from brain.game.board import DIRECTIONS, Board, Color
 from brain.game.forbidden import forbidden_kind
 from brain.game.patterns import HALF, Pattern, Threat
 
-#: Threats that may hide a renju foul for black (4-4, 3-3, or a four beside two threes).
-_FOUL_PRONE = (int(Threat.FLEX3_2X), int(Threat.BLOCK4_FLEX3), int(Threat.FLEX4))
-# Plain ints: comparing a numpy array with an IntEnum member is several times slower.
+# Plain ints: comparing a numpy array with an IntEnum member is several times slower
+# (and these three are imported by the searches).
 FIVE, FLEX4, BLOCK4 = int(Threat.FIVE), int(Threat.FLEX4), int(Threat.BLOCK4)
-_OVERLINE, _LINE_FLEX4, _LINE_BLOCK4 = int(Pattern.OVERLINE), int(Pattern.FLEX4), int(
-    Pattern.BLOCK4)
+# C ints of the compiled module (not importable from it).
+_BLACK = cython.declare(cython.int, int(Color.BLACK))
+_FLEX3 = cython.declare(cython.int, int(Threat.FLEX3))
+#: Threats that may hide a renju foul for black (4-4, 3-3, or a four beside two threes).
+_FLEX3_2X = cython.declare(cython.int, int(Threat.FLEX3_2X))
+_BLOCK4_FLEX3 = cython.declare(cython.int, int(Threat.BLOCK4_FLEX3))
+_FLEX4 = cython.declare(cython.int, int(Threat.FLEX4))
+#: The same threats as a tuple, for Python readers.
+FOUL_PRONE = (_FLEX3_2X, _BLOCK4_FLEX3, _FLEX4)
+_OVERLINE = cython.declare(cython.int, int(Pattern.OVERLINE))
+_LINE_FLEX4 = cython.declare(cython.int, int(Pattern.FLEX4))
+_LINE_BLOCK4 = cython.declare(cython.int, int(Pattern.BLOCK4))
 
 
 def empty_mask(board: Board) -> np.ndarray:
@@ -56,7 +65,7 @@ def legal_mask(board: Board, color: Color, cells: np.ndarray) -> np.ndarray:
 
 
 @cython.locals(board=Board)
-def cells_with(board: Board, color: Color, low: Threat, high: Threat) -> list[int]:
+def cells_with(board: Board, color: Color, low: int, high: int) -> list[int]:
     """Legal empty cells where ``color`` makes a threat in ``low..high``, strongest first
     (renju fouls of black are left out)."""
     cells = board.threat_cells(color, low, high)
@@ -66,16 +75,18 @@ def cells_with(board: Board, color: Color, low: Threat, high: Threat) -> list[in
             or forbidden_kind(board, cell) is None]
 
 
-@cython.locals(board=Board)
-def _may_be_foul(board: Board, cell: int) -> bool:
+@cython.cfunc
+@cython.locals(board=Board, cell=cython.int, threat=cython.int, d=cython.int)
+def _may_be_foul(board: Board, cell: int) -> cython.bint:
     """Whether black's threat on ``cell`` could hide a foul (a 4-4, 3-3 or four beside
     two threes) or it makes an overline in some line: only then is the (slower)
     recursive foul check needed."""
-    if board.threat_at(Color.BLACK, cell) in _FOUL_PRONE:
+    threat = board.threat_at(_BLACK, cell)
+    if threat in (_FLEX3_2X, _BLOCK4_FLEX3, _FLEX4):
         return True
     # A loop, not any(...): Cython cannot read a typed argument inside a generator.
     for d in range(4):  # noqa: SIM110
-        if board.line_pattern(Color.BLACK, cell, d) == _OVERLINE:
+        if board.line_pattern(_BLACK, cell, d) == _OVERLINE:
             return True
     return False
 
@@ -89,20 +100,20 @@ def five_cells(board: Board, color: Color) -> list[int]:
 @cython.locals(board=Board)
 def four_cells(board: Board, color: Color) -> list[int]:
     """Legal cells where ``color`` makes a four (but no five), strongest first."""
-    return cells_with(board, color, Threat.BLOCK4, Threat.FLEX4)
+    return cells_with(board, color, BLOCK4, FLEX4)
 
 
 @cython.locals(board=Board)
 def three_cells(board: Board, color: Color) -> list[int]:
     """Legal cells where ``color`` makes an open three (and no four), strongest first."""
-    return cells_with(board, color, Threat.FLEX3, Threat.FLEX3_2X)
+    return cells_with(board, color, _FLEX3, _FLEX3_2X)
 
 
 @cython.locals(board=Board)
 def open_four_points(board: Board, color: Color) -> list[int]:
     """Legal cells where ``color`` would make two five-threats at once (a straight four
     or a double four): while any exist, ``color`` has a live three (or better)."""
-    return cells_with(board, color, Threat.FLEX4, Threat.FLEX4)
+    return cells_with(board, color, FLEX4, FLEX4)
 
 
 @cython.locals(board=Board)
