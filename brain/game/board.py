@@ -121,12 +121,13 @@ def _geometry(width: int, height: int) -> _Geometry:
 
 @functools.cache
 def _colour_tables(rule: Rule) -> np.ndarray:
-    """The line tables of both colours under ``rule``, indexed by colour (row 0 unused
-    so that a Color indexes directly); built once and shared by every board (3 MB).
-    Its ``base`` is the same memory, writable."""
+    """The line tables of both colours under ``rule``, indexed by line key, then colour
+    (column 0 unused so that a Color indexes directly); built once and shared by every
+    board (3 MB). Key-major, so that a move's lookups of both colours' patterns share
+    a cache line. Its ``base`` is the same memory, writable."""
     black = line_table(rule.line_rule(Color.BLACK), Color.BLACK)
     white = line_table(rule.line_rule(Color.WHITE), Color.WHITE)
-    tables = np.stack([np.zeros_like(black), black, white])
+    tables = np.stack([np.zeros_like(black), black, white], axis=1)
     # Read-only for every reader; the boards' typed views take the (never written)
     # base array, as a typed memoryview needs a writable buffer.
     shared = tables.view()
@@ -233,7 +234,7 @@ class Board:
         """Remove every stone; black is to move."""
         self.cells = bytearray(self.size)
         self.keys = self._geo.empty_keys.copy()
-        self.patterns = np.ascontiguousarray(self._tables[:, self.keys])
+        self.patterns = np.ascontiguousarray(self._tables[self.keys].T)
         self.threats = np.zeros((3, self.size), dtype=np.uint8)
         self.threats[1:] = self._threat_table[
             THREAT_WEIGHTS @ self.patterns[1:].reshape(2, 4, self.size)]
@@ -318,8 +319,8 @@ class Board:
             step = self._touch_unit[i] * color
             key = self._keys_v[line] + step if add else self._keys_v[line] - step
             self._keys_v[line] = key
-            self._patterns_v[n4 + line] = self._tables_v[1, key]
-            self._patterns_v[2 * n4 + line] = self._tables_v[2, key]
+            self._patterns_v[n4 + line] = self._tables_v[key, 1]
+            self._patterns_v[2 * n4 + line] = self._tables_v[key, 2]
         for i in range(self._cell_start[index], self._cell_start[index + 1]):
             q = self._cell_list[i]
             empty = not self._cells_v[q]
@@ -373,7 +374,7 @@ class Board:
         steps = units * np.uint32(color)
         keys = self.keys[lines] + steps if add else self.keys[lines] - steps
         self.keys[lines] = keys
-        self.patterns[1:, lines] = self._tables[1:, keys]
+        self.patterns[1:, lines] = self._tables[keys, 1:].T
         cells = geo.cell_list[geo.cell_start[index]:geo.cell_start[index + 1]]
         lines_of_cells = self.patterns[1:].reshape(2, 4, self.size)[:, :, cells]
         self.threats[1:, cells] = self._threat_table[THREAT_WEIGHTS @ lines_of_cells]
@@ -495,7 +496,7 @@ class Board:
             index = 0
             for d in range(3, -1, -1):
                 line = d * size + q
-                index = index * _W1 + self._tables_v[own, self._keys_v[line] + steps[line]]
+                index = index * _W1 + self._tables_v[self._keys_v[line] + steps[line], own]
             out_v[k] = self._threat_table_v[index]
         for i in range(self._touch_start[stone], self._touch_start[stone + 1]):
             steps[self._touch_line[i]] = 0

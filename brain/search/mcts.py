@@ -877,7 +877,24 @@ def _best_and_tactical(policy: np.ndarray, cells: bytearray, threats: np.ndarray
     return out
 
 
+@cython.boundscheck(False)
+@cython.wraparound(False)
+@cython.locals(floor=cython.double, i=cython.Py_ssize_t, total=cython.double)
 def _priors(policy: np.ndarray, moves: np.ndarray, floor: float) -> np.ndarray:
-    """``policy`` over ``moves`` plus ``floor`` (no move is ever ruled out), normalised."""
-    priors = policy[moves].astype(np.float64) + floor
-    return priors / priors.sum()
+    """``policy`` over ``moves`` plus ``floor`` (no move is ever ruled out), normalised.
+    Compiled, two loops and numpy's sum (the same sum, so the same priors) instead of
+    five numpy calls (a few µs a node)."""
+    if not cython.compiled:
+        priors = policy[moves].astype(np.float64) + floor
+        return priors / priors.sum()
+    # float32 widens exactly, as astype does.
+    policy_v = cython.declare(cython.double[::1], np.ascontiguousarray(policy, np.float64))
+    moves_v = cython.declare(cython.longlong[::1], moves)
+    out = np.empty(len(moves), dtype=np.float64)
+    out_v = cython.declare(cython.double[::1], out)
+    for i in range(len(moves)):
+        out_v[i] = policy_v[moves_v[i]] + floor
+    total = out.sum()
+    for i in range(len(moves)):
+        out_v[i] /= total
+    return out
