@@ -28,6 +28,7 @@ merely delay and are not tried), as in most VCF solvers.
 from __future__ import annotations
 
 import enum
+import math
 import threading
 import time
 from collections.abc import Iterator
@@ -35,7 +36,7 @@ from dataclasses import dataclass
 
 import cython
 
-from brain.game.board import Board
+from brain.game.board import Board, Color
 from brain.game.patterns import Threat
 from brain.game.tactics import (
     BLOCK4,
@@ -111,19 +112,32 @@ class ThreatSolver:
     """A VCF/VCT searcher whose transposition table lives across calls.
 
     Reuse one instance for positions of one game (same board size and rule): entries are
-    keyed by the position's hash, the attacker and the kind of search. ``max_entries``
+    kept per attacker and kind of search, keyed by the position's hash. ``max_entries``
     bounds the table; it is cleared when full.
     """
 
     def __init__(self, max_entries: int = 200_000) -> None:
         self.max_entries = max_entries
-        self._wins: dict[tuple[int, int, int], tuple[int, tuple[int, ...]]] = {}
-        self._fails: dict[tuple[int, int, int], int] = {}
+        #: Per (attacker, mode): proven wins (attack limit, line) and failures (the limit
+        #: they hold for) by position hash.
+        self._tables: dict[tuple[int, int], tuple[dict[int, tuple[int, tuple[int, ...]]],
+                                                  dict[int, int]]] = {}
 
     def clear(self) -> None:
         """Forget every stored result."""
-        self._wins.clear()
-        self._fails.clear()
+        self._tables.clear()
+
+    def _entries(self) -> int:
+        return sum(len(wins) + len(fails) for wins, fails in self._tables.values())
+
+    def tables(self, attacker: Color, mode: int) -> tuple[dict[int, tuple[int, tuple[int, ...]]],
+                                                          dict[int, int]]:
+        """The win and failure tables of ``attacker``'s searches in ``mode``."""
+        key = (int(attacker), mode)
+        found = self._tables.get(key)
+        if found is None:
+            found = self._tables[key] = ({}, {})
+        return found
 
     def vcf(self, board: Board, max_attacks: int | None = None,
             deadline: float | None = None, max_nodes: int | None = None,
@@ -156,11 +170,11 @@ class ThreatSolver:
     def _solve(self, board: Board, mode: int, max_attacks: int | None,
                deadline: float | None, max_nodes: int | None,
                stop: threading.Event | None) -> SolveResult:
-        if len(self._wins) + len(self._fails) > self.max_entries:
+        if self._entries() > self.max_entries:
             self.clear()
         start = time.monotonic()
         limit = max_attacks if max_attacks is not None else board.size
-        search = _Search(self, board, deadline, max_nodes, stop)
+        search = _Search(self, board, mode, deadline, max_nodes, stop)
         history, to_move = len(board.history), board.to_move
         status, line, depth = Status.NO_WIN, (), 0
         try:
@@ -204,35 +218,47 @@ class _Search:
     board = cython.declare(Board)
     attacker = cython.declare(object)
     defender = cython.declare(object)
-    deadline = cython.declare(object)
-    max_nodes = cython.declare(object)
+    #: The attacker as a C int, and whether a side's moves need a renju foul check.
+    attacker_int = cython.declare(cython.int)
+    attacker_fouls = cython.declare(cython.bint)
+    defender_fouls = cython.declare(cython.bint)
+    deadline = cython.declare(cython.double)
+    max_nodes = cython.declare(cython.longlong)
     stop = cython.declare(object)
     nodes = cython.declare(cython.longlong, visibility="public")
     limited = cython.declare(cython.bint, visibility="public")
+    # The tables of the search's own mode and of its VCFs (a VCT's threatened VCFs).
     wins = cython.declare(dict)
     fails = cython.declare(dict)
+    vcf_wins = cython.declare(dict)
+    vcf_fails = cython.declare(dict)
 
-    def __init__(self, solver: ThreatSolver, board: Board, deadline: float | None,
-                 max_nodes: int | None, stop: threading.Event | None) -> None:
+    def __init__(self, solver: ThreatSolver, board: Board, mode: int,
+                 deadline: float | None, max_nodes: int | None,
+                 stop: threading.Event | None) -> None:
         self.board = board
         self.attacker = board.to_move
         self.defender = board.to_move.opponent
-        self.deadline = deadline
-        self.max_nodes = max_nodes
+        self.attacker_int = int(self.attacker)
+        fouls = board.rule.has_forbidden_moves
+        self.attacker_fouls = fouls and self.attacker is Color.BLACK
+        self.defender_fouls = fouls and self.defender is Color.BLACK
+        self.deadline = math.inf if deadline is None else deadline
+        self.max_nodes = -1 if max_nodes is None else max_nodes
         self.stop = stop
         self.nodes = 0
         #: Whether the search since the flag was cleared stopped anywhere at a limit.
         self.limited = False
-        self.wins = solver._wins
-        self.fails = solver._fails
+        self.wins, self.fails = solver.tables(self.attacker, mode)
+        self.vcf_wins, self.vcf_fails = solver.tables(self.attacker, _VCF)
 
     @cython.ccall
     def _visit(self) -> None:
         self.nodes += 1
-        if self.max_nodes is not None and self.nodes > self.max_nodes:
+        if self.max_nodes >= 0 and self.nodes > self.max_nodes:
             raise _OutOfBudget
         if self.nodes % CLOCK_INTERVAL == 0 and (
-            (self.deadline is not None and time.monotonic() > self.deadline)
+            time.monotonic() > self.deadline
             or (self.stop is not None and self.stop.is_set())
         ):
             raise _OutOfBudget
@@ -242,15 +268,16 @@ class _Search:
     def attack(self, remaining: int, mode: int) -> tuple[int, ...] | None:
         """The attacker to move: a winning line from here, or None."""
         self._visit()
-        board, attacker = self.board, self.attacker
-        own = five_cells(board, attacker)
-        if own:
-            return (own[0],)
-        key = (board.hash, int(attacker), mode)
-        win = self.wins.get(key)
+        board = self.board
+        if board.has_threat(self.attacker_int, FIVE, FIVE):
+            return (five_cells(board, self.attacker)[0],)
+        key = board.hash
+        wins, fails = (self.vcf_wins, self.vcf_fails) if mode == _VCF else (self.wins,
+                                                                             self.fails)
+        win = wins.get(key)
         if win is not None and win[0] <= remaining:
             return win[1]
-        failed = self.fails.get(key, -1)
+        failed = fails.get(key, -1)
         if failed >= remaining:
             self.limited = self.limited or failed != _EXHAUSTIVE
             return None
@@ -258,9 +285,9 @@ class _Search:
         outer, self.limited = self.limited, False
         line = self._attack_moves(remaining, mode)
         if line is not None:
-            self.wins[key] = (remaining, line)
+            wins[key] = (remaining, line)
         else:
-            self.fails[key] = remaining if self.limited else _EXHAUSTIVE
+            fails[key] = remaining if self.limited else _EXHAUSTIVE
         self.limited = self.limited or outer
         return line
 
@@ -268,11 +295,12 @@ class _Search:
     @cython.locals(remaining=cython.int, mode=cython.int)
     def _attack_moves(self, remaining: int, mode: int) -> tuple[int, ...] | None:
         board, attacker, defender = self.board, self.attacker, self.defender
-        threats = five_cells(board, defender)
+        threats = five_cells(board, defender) if board.has_threat(
+            3 - self.attacker_int, FIVE, FIVE) else []
         if len(threats) > 1:
             return None
         if threats:
-            if not is_legal(board, attacker, threats[0]):
+            if self.attacker_fouls and not is_legal(board, attacker, threats[0]):
                 return None
             moves = threats
         else:
@@ -334,7 +362,7 @@ class _Search:
                        if board.threat_at(defender, cell) >= BLOCK4
                        and is_legal(board, defender, cell)]
         elif fives:
-            if not is_legal(board, defender, fives[0]):
+            if self.defender_fouls and not is_legal(board, defender, fives[0]):
                 return ()
             replies = fives
         elif mode == _VCF:
