@@ -284,6 +284,7 @@ class Board:
         self.place(index, self.to_move)
 
     @cython.ccall
+    @cython.locals(index=cython.int)
     def undo(self) -> tuple:
         """Take back the last stone and return it; its colour is to move again."""
         if not self.history:
@@ -301,39 +302,55 @@ class Board:
     @cython.wraparound(False)
     @cython.locals(i=cython.int, line=cython.int, q=cython.int, c=cython.int,
                    base=cython.int, n4=cython.int, size=cython.int, key=cython.uint,
-                   step=cython.uint, t=cython.int, empty=cython.bint)
+                   step=cython.uint, t=cython.int, empty=cython.bint,
+                   keys=cython.p_uint, patterns=cython.p_uchar, threats=cython.p_uchar,
+                   tables=cython.p_uchar, threat_table=cython.p_uchar,
+                   touch_line=cython.p_int, touch_unit=cython.p_uint, cell_list=cython.p_int,
+                   cells=cython.p_uchar, counts=cython.p_int)
     def _update(self, index: cython.int, color: cython.int, add: cython.bint) -> cython.void:
         # The hot path of every search: the keys of the lines through the cell, their
         # patterns for both colours, then the threats of the cells on those lines.
         if not cython.compiled:  # uncompiled, a few numpy calls beat the loops
             self._update_numpy(index, color, add)
             return
+        # Raw pointers in locals: through the views, every byte stored could alias the
+        # views' own fields, which C would then reload at each step.
+        keys = cython.address(self._keys_v[0])
+        patterns = cython.address(self._patterns_v[0])
+        threats = cython.address(self._threats_v[0])
+        tables = cython.address(self._tables_v[0, 0])
+        threat_table = cython.address(self._threat_table_v[0])
+        touch_line = cython.address(self._touch_line[0])
+        touch_unit = cython.address(self._touch_unit[0])
+        cell_list = cython.address(self._cell_list[0])
+        cells = cython.address(self._cells_v[0])
+        counts = cython.address(self._level_count[0][0])  # 16 levels a colour (board.pxd)
         size = self.size
         n4 = 4 * size
         # The cell itself leaves (or rejoins) the empty cells; its own threats do not
         # change, as its line keys hold only its neighbours.
         for c in range(1, 3):
-            self._level_count[c][self._threats_v[c * size + index]] += -1 if add else 1
+            counts[c * 16 + threats[c * size + index]] += -1 if add else 1
         for i in range(self._touch_start[index], self._touch_start[index + 1]):
-            line = self._touch_line[i]
-            step = self._touch_unit[i] * color
-            key = self._keys_v[line] + step if add else self._keys_v[line] - step
-            self._keys_v[line] = key
-            self._patterns_v[n4 + line] = self._tables_v[key, 1]
-            self._patterns_v[2 * n4 + line] = self._tables_v[key, 2]
+            line = touch_line[i]
+            step = touch_unit[i] * color
+            key = keys[line] + step if add else keys[line] - step
+            keys[line] = key
+            # Three columns a key: none, black, white (_colour_tables).
+            patterns[n4 + line] = tables[3 * key + 1]
+            patterns[2 * n4 + line] = tables[3 * key + 2]
         for i in range(self._cell_start[index], self._cell_start[index + 1]):
-            q = self._cell_list[i]
-            empty = not self._cells_v[q]
+            q = cell_list[i]
+            empty = not cells[q]
             for c in range(1, 3):
                 base = c * n4 + q
-                t = self._threat_table_v[
-                    self._patterns_v[base] + _W1 * self._patterns_v[base + size]
-                    + _W2 * self._patterns_v[base + 2 * size]
-                    + _W3 * self._patterns_v[base + 3 * size]]
+                t = threat_table[patterns[base] + _W1 * patterns[base + size]
+                                 + _W2 * patterns[base + 2 * size]
+                                 + _W3 * patterns[base + 3 * size]]
                 if empty:
-                    self._level_count[c][self._threats_v[c * size + q]] -= 1
-                    self._level_count[c][t] += 1
-                self._threats_v[c * size + q] = t
+                    counts[c * 16 + threats[c * size + q]] -= 1
+                    counts[c * 16 + t] += 1
+                threats[c * size + q] = t
 
     @cython.cfunc
     @cython.locals(c=cython.int, q=cython.int, t=cython.int)
