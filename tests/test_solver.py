@@ -231,3 +231,19 @@ def test_lfz084_freestyle_vcf(puzzle: FreestyleVcf) -> None:
     if puzzle.has_vcf:
         assert result.move in puzzle.winning_first_moves or not puzzle.first_moves_complete
         assert_winning_line(puzzle.board, result.line, vcf=True)
+
+
+def test_a_search_of_the_limit_at_once_proves_the_same_puzzles_in_fewer_nodes() -> None:
+    # shortest=False (the tree search's leaf proofs) skips the iterative deepening: any
+    # win it returns is real, and it settles every puzzle the deepening settles.
+    deepening_nodes = direct_nodes = 0
+    for puzzle in SAMPLE:
+        deepening = ThreatSolver().vcf(puzzle.board, max_attacks=12)
+        direct = ThreatSolver().vcf(puzzle.board, max_attacks=12, shortest=False)
+        assert direct.status is deepening.status, puzzle.name
+        if direct.status is Status.WIN:
+            assert_winning_line(puzzle.board, direct.line, vcf=True)
+            assert len(direct.line) >= len(deepening.line)
+        deepening_nodes += deepening.nodes
+        direct_nodes += direct.nodes
+    assert direct_nodes < deepening_nodes

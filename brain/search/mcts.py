@@ -454,7 +454,8 @@ class Mcts:
         """``node``, marked won when a small VCF search proves it."""
         # A VCF opens with a four: without a four-making cell there is none to search.
         if self.config.leaf_vcf_nodes and board.has_threat(board.to_move, _BLOCK4, _FIVE):
-            result = self.solver.vcf(board, max_attacks=6, max_nodes=self.config.leaf_vcf_nodes)
+            result = self.solver.vcf(board, max_attacks=6, max_nodes=self.config.leaf_vcf_nodes,
+                                     shortest=False)
             if result.status is Status.WIN:
                 node.proven = WIN
         return node

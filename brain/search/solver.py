@@ -14,12 +14,12 @@ a four (VCF) or a four or an open three (VCT), under the board's rule:
 
 The depth is the number of attacker moves (``max_attacks``), searched by iterative
 deepening (one by one up to 4, then in steps growing by half) so that short wins are found
-first; a move that makes a straight four while the
-defender has no four to answer with wins outright and is not counted (so a line ending
-in a four-three costs what the four-three costs, as in the usual problem counts). A
-transposition table keyed by the Zobrist hash keeps proven wins (with their lines) and
-failures (with the depth they were proven for, or for any depth when the search below
-them hit no limit).
+first, or at once when any win will do (a VCF's ``shortest=False``); a move that makes a
+straight four while the defender has no four to answer with wins outright and is not
+counted (so a line ending in a four-three costs what the four-three costs, as in the
+usual problem counts). Transposition tables keyed by the Zobrist hash keep proven wins
+(with their lines) and failures (with the depth they were proven for, or for any depth
+when the search below them hit no limit).
 
 Known simplification: facing a four, the defender only blocks (its own counter-fours
 merely delay and are not tried), as in most VCF solvers.
@@ -141,15 +141,17 @@ class ThreatSolver:
 
     def vcf(self, board: Board, max_attacks: int | None = None,
             deadline: float | None = None, max_nodes: int | None = None,
-            stop: threading.Event | None = None) -> SolveResult:
+            stop: threading.Event | None = None, shortest: bool = True) -> SolveResult:
         """Search a win by continuous fours for ``board.to_move``.
 
         ``max_attacks`` bounds the attacker moves (None: no bound), ``deadline`` is a
         :func:`time.monotonic` time and ``max_nodes`` a node budget; when either runs out,
         or ``stop`` is set, the result is :attr:`Status.UNKNOWN`. The board is left as it
-        was.
+        was. With ``shortest`` the attack limit grows by iterative deepening, so the win
+        found is a shortest one; without, ``max_attacks`` is searched at once, which under
+        a small node budget proves more positions (any win will do for a proof).
         """
-        return self._solve(board, _VCF, max_attacks, deadline, max_nodes, stop)
+        return self._solve(board, _VCF, max_attacks, deadline, max_nodes, stop, shortest)
 
     def vct(self, board: Board, max_attacks: int | None = None, threat_depth: int = 0,
             deadline: float | None = None, max_nodes: int | None = None,
@@ -165,11 +167,12 @@ class ThreatSolver:
         """
         if threat_depth < 0:
             raise ValueError(f"threat_depth must be 0 or more, not {threat_depth}")
-        return self._solve(board, threat_depth, max_attacks, deadline, max_nodes, stop)
+        return self._solve(board, threat_depth, max_attacks, deadline, max_nodes, stop,
+                           True)
 
     def _solve(self, board: Board, mode: int, max_attacks: int | None,
                deadline: float | None, max_nodes: int | None,
-               stop: threading.Event | None) -> SolveResult:
+               stop: threading.Event | None, shortest: bool) -> SolveResult:
         if self._entries() > self.max_entries:
             self.clear()
         start = time.monotonic()
@@ -178,7 +181,7 @@ class ThreatSolver:
         history, to_move = len(board.history), board.to_move
         status, line, depth = Status.NO_WIN, (), 0
         try:
-            for attacks in _depths(limit):
+            for attacks in _depths(limit) if shortest else (limit,):
                 search.limited = False
                 found = search.attack(attacks, mode)
                 if found is not None:
