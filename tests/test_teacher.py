@@ -140,6 +140,12 @@ def test_targets_from_scored_moves_and_outcomes() -> None:
     bare = replace(position, winrate=math.nan, candidates=(), outcome=NO_OUTCOME)
     assert policy_target(bare, settings) == {113: 1.0}
     assert value_target(bare, settings) == (0.0, 0.0, 0.0)
+    # Outcomes only: the evaluation no longer counts, and without an outcome there is
+    # no value target at all.
+    outcomes = replace(settings, outcomes_only=True)
+    assert value_target(position, outcomes) == (1.0, 0.0, 0.0)
+    assert value_target(replace(position, outcome=-1), outcomes) == (0.0, 0.0, 1.0)
+    assert value_target(replace(position, outcome=NO_OUTCOME), outcomes) == (0.0, 0.0, 0.0)
 
 
 def test_symmetric_positions_share_a_key() -> None:

@@ -87,6 +87,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                     default=defaults.teacher_outcome_weight,
                     help="share of the continuation's outcome in the value target where "
                          "the teacher gave both an evaluation and an outcome")
+    sl.add_argument("--teacher-outcomes-only", action="store_true",
+                    help="value target of teacher positions from continuation outcomes "
+                         "alone, without the teacher's evaluations (positions without an "
+                         "outcome teach the policy only)")
 
     add_teach_parser(commands)
 

@@ -87,6 +87,8 @@ class TrainConfig:
     teacher: list[str] = field(default_factory=list)
     teacher_temperature: float = 0.5
     teacher_outcome_weight: float = 0.5
+    #: Teacher positions' value target from continuation outcomes alone (none without).
+    teacher_outcomes_only: bool = False
     #: A weights file (``.npz``) a new run starts from instead of random weights; its
     #: architecture replaces blocks, channels and the head sizes.
     initial: str | None = None
@@ -161,7 +163,8 @@ def load_data(config: TrainConfig) -> Data:
                  sampler.positions, summary[name]["validation_positions"],
                  time.monotonic() - started)
     if config.teacher:
-        settings = TargetSettings(config.teacher_temperature, config.teacher_outcome_weight)
+        settings = TargetSettings(config.teacher_temperature, config.teacher_outcome_weight,
+                                  config.teacher_outcomes_only)
         for sampler, held in teacher_samplers(config.teacher, settings,
                                               config.validation_fraction):
             train.append(sampler)

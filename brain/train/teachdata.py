@@ -272,11 +272,13 @@ class TargetSettings:
     [0.001, 0.999]; the teacher's move gets at least the best candidate's weight.
     Value: the teacher's winrate ``w`` as (w, 0, 1 - w), the continuation's outcome as a
     one-hot target, and where both exist ``outcome_weight`` of the outcome plus the rest
-    of the evaluation.
+    of the evaluation. With ``outcomes_only`` the evaluation is left out: a position
+    without an outcome has no value target (it teaches the policy alone).
     """
 
     temperature: float = 0.5
     outcome_weight: float = 0.5
+    outcomes_only: bool = False
 
 
 def _logit(winrate: float) -> float:
@@ -304,10 +306,10 @@ def value_target(position: LabelledPosition, settings: TargetSettings
         (0.0, 1.0, 0.0) if position.outcome == 0 else (0.0, 0.0, 1.0))
     evaluation = None if math.isnan(position.winrate) else (
         position.winrate, 0.0, 1.0 - position.winrate)
+    if settings.outcomes_only or evaluation is None:
+        return outcome or (0.0, 0.0, 0.0)
     if outcome is None:
-        return evaluation or (0.0, 0.0, 0.0)
-    if evaluation is None:
-        return outcome
+        return evaluation
     a = settings.outcome_weight
     return tuple(a * o + (1 - a) * e for o, e in zip(outcome, evaluation, strict=True))
 
