@@ -772,7 +772,7 @@ def _select(node: Node, fpu: float, c_puct: float) -> int:
 
 @cython.cfunc
 @cython.locals(path=list, vl=cython.double, counted=cython.bint, value=cython.double,
-               node=Node, index=cython.Py_ssize_t, n=cython.Py_ssize_t)
+               node=Node, child=Node, index=cython.Py_ssize_t, n=cython.Py_ssize_t)
 def _backup(path: list, vl: float, counted: bool, value: float) -> None:
     """Remove a playout's virtual loss along ``path`` and, if ``counted``, add its result
     ``value`` (for the side to move at the end of ``path``)."""
@@ -785,7 +785,12 @@ def _backup(path: list, vl: float, counted: bool, value: float) -> None:
             node._visits_v[index] += 1
             node._values_v[index] += value
             node.total += 1
-        _update_proof(node)
+        # A node's proof changes only when a child of it is proven, and children are
+        # proven on a playout's path (or by the refuter, which updates the root): only
+        # a proven child on this path calls for the scan of all children.
+        child = node.children[index]
+        if child is not None and child.proven != UNKNOWN:
+            _update_proof(node)
 
 
 @cython.locals(path=list, value=cython.double, visits=cython.longlong, node=Node,
