@@ -360,6 +360,6 @@ def test_candidate_cells_are_the_best_by_policy_and_the_tactical_ones(limit: int
                        network.evaluate([board])[0][0].astype(np.float64)):
             keep = empty[np.argsort(-policy[empty], kind="stable")[:limit]]
             expected = np.unique(np.concatenate([keep, tactical]))
-            found = _best_and_tactical(policy, board.cells, board.threats, int(me), limit)
+            found = _best_and_tactical(policy, board, int(me), limit)
             assert found.dtype == np.int64
             np.testing.assert_array_equal(found, expected)
