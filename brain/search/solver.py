@@ -104,6 +104,11 @@ class SolveResult:
         return self.line[0]
 
 
+#: The transposition tables of one attacker and mode: proven wins (the attack limit they
+#: were found under, the line) and failures (the limit they hold for), by position hash.
+_Tables = tuple[dict[int, tuple[int, tuple[int, ...]]], dict[int, int]]
+
+
 class _OutOfBudget(Exception):
     """The node or time budget ran out (internal: unwinds the search)."""
 
@@ -118,10 +123,7 @@ class ThreatSolver:
 
     def __init__(self, max_entries: int = 200_000) -> None:
         self.max_entries = max_entries
-        #: Per (attacker, mode): proven wins (attack limit, line) and failures (the limit
-        #: they hold for) by position hash.
-        self._tables: dict[tuple[int, int], tuple[dict[int, tuple[int, tuple[int, ...]]],
-                                                  dict[int, int]]] = {}
+        self._tables: dict[tuple[int, int], _Tables] = {}
 
     def clear(self) -> None:
         """Forget every stored result."""
@@ -130,9 +132,8 @@ class ThreatSolver:
     def _entries(self) -> int:
         return sum(len(wins) + len(fails) for wins, fails in self._tables.values())
 
-    def tables(self, attacker: Color, mode: int) -> tuple[dict[int, tuple[int, tuple[int, ...]]],
-                                                          dict[int, int]]:
-        """The win and failure tables of ``attacker``'s searches in ``mode``."""
+    def _tables_of(self, attacker: Color, mode: int) -> _Tables:
+        """The tables of ``attacker``'s searches in ``mode`` (made on first use)."""
         key = (int(attacker), mode)
         found = self._tables.get(key)
         if found is None:
@@ -252,8 +253,8 @@ class _Search:
         self.nodes = 0
         #: Whether the search since the flag was cleared stopped anywhere at a limit.
         self.limited = False
-        self.wins, self.fails = solver.tables(self.attacker, mode)
-        self.vcf_wins, self.vcf_fails = solver.tables(self.attacker, _VCF)
+        self.wins, self.fails = solver._tables_of(self.attacker, mode)
+        self.vcf_wins, self.vcf_fails = solver._tables_of(self.attacker, _VCF)
 
     @cython.ccall
     def _visit(self) -> None:
