@@ -480,8 +480,6 @@ class Board:
         return out
 
     @cython.ccall
-    @cython.boundscheck(False)
-    @cython.wraparound(False)
     def has_threat(self, color: cython.int, low: cython.int, high: cython.int) -> cython.bint:
         """Whether ``color`` makes a threat in ``low..high`` on some empty cell."""
         if not cython.compiled:  # as in threat_cells

@@ -364,7 +364,7 @@ class _Search:
         if len(fives) > 1:
             replies = [cell for cell in fives
                        if board.threat_at(defender, cell) >= BLOCK4
-                       and is_legal(board, defender, cell)]
+                       and (not self.defender_fouls or is_legal(board, defender, cell))]
         elif fives:
             if self.defender_fouls and not is_legal(board, defender, fives[0]):
                 return ()
@@ -422,7 +422,8 @@ class _Search:
                 candidates.update(line_cells(board, cell, d))
         defences = []
         for cell in sorted(candidates):
-            if board.cells[cell] != 0 or not is_legal(board, defender, cell):
+            if board.cells[cell] != 0 or (self.defender_fouls
+                                          and not is_legal(board, defender, cell)):
                 continue
             board.place(cell, defender)
             try:
