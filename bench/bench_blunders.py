@@ -10,12 +10,18 @@ time: a VCT it finds there is one the search's refutation checks could have foun
 playing the move; one it does not find is out of reach of today's checks.
 
 Run: ``.venv/bin/python bench/bench_blunders.py runs/RUN --brain pbrain-zero
---teacher /work/sparring/bin/rapfi/pbrain-rapfi [--teacher-ms 500] [--budgets 0.1 0.5 2]``
+--teacher /work/sparring/bin/rapfi/pbrain-rapfi [--teacher-ms 500] [--budgets 0.1 0.5 2]
+[--save SUITE.jsonl]``
+
+``--save`` appends every blunder's position (the stones before the losing move) to a
+JSON-lines file that ``bench/bench_blunder_suite.py`` replays: does a brain still choose a
+losing move there?
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 import time
 from dataclasses import dataclass
@@ -37,6 +43,7 @@ class Blunder:
     """The move that lost a game: its ply (1-based, opening stones counted), the win the
     teacher proved after it (plies) and the solver's result at each budget."""
 
+    run: str
     game: int
     ply: int
     move: Point
@@ -90,6 +97,18 @@ def solver_times(record: GameRecord, ply: int, budgets: list[float]) -> tuple[fl
     return tuple(out)
 
 
+def save_position(path: Path, record: GameRecord, blunder: Blunder) -> None:
+    """Append the position before ``blunder`` (one JSON object per line): where it came
+    from, the board, the stones in play order and the losing move with the teacher's
+    mate length after it."""
+    line = {"run": blunder.run, "game": blunder.game, "width": record.width,
+            "height": record.height, "rule": int(record.rule),
+            "moves": [list(p) for p in record.points[: blunder.ply - 1]],
+            "losing_move": [blunder.move.x, blunder.move.y], "mate": blunder.mate}
+    with path.open("a", encoding="utf-8") as out:
+        out.write(json.dumps(line) + "\n")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -99,6 +118,9 @@ def main() -> None:
     parser.add_argument("--teacher-ms", type=int, default=500, help="teacher ms per position")
     parser.add_argument("--budgets", type=float, nargs="+", default=[0.1, 0.5, 2.0],
                         help="solver seconds per try")
+    parser.add_argument("--save", type=Path,
+                        help="append the positions before the losing moves to this JSON-lines "
+                             "file (for bench/bench_blunder_suite.py)")
     args = parser.parse_args()
     blunders: list[Blunder] = []
     unexplained = 0
@@ -112,8 +134,10 @@ def main() -> None:
                     continue
                 ply, mate = found
                 move = Point(*record.points[ply - 1])
-                blunders.append(Blunder(int(record.tags["game"]), ply, move, mate,
+                blunders.append(Blunder(run.name, int(record.tags["game"]), ply, move, mate,
                                         solver_times(record, ply, args.budgets)))
+                if args.save is not None:
+                    save_position(args.save, record, blunders[-1])
     rows = [[b.game, b.ply, f"{b.move.x},{b.move.y}", b.mate,
              *("-" if t is None else f"{t:.3f}" for t in b.found)] for b in blunders]
     print(tabulate(rows, headers=["game", "ply", "move", "teacher mate plies",
