@@ -14,7 +14,7 @@ scores low by construction and any other brain looks better by chance alone: com
 brains with one another, each run in the same call, and read the paired counts (held by
 one and lost by the other) rather than one brain's total.
 
-Run: ``.venv/bin/python bench/bench_blunder_suite.py SUITE.jsonl --brain NAME=COMMAND ...
+Run: ``.venv/bin/python bench/bench_blunder_suite.py SUITE.jsonl --brain NAME=BRAIN ...
 --teacher /work/sparring/bin/rapfi/pbrain-rapfi [--ms 1000] [--brain-ms NAME=MS ...]
 [--teacher-ms 500]``
 """
@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import shlex
 import statistics
 from dataclasses import dataclass
 from itertools import combinations
@@ -31,6 +30,7 @@ from pathlib import Path
 
 from tabulate import tabulate
 
+from arena.brainspec import BrainSpecError, parse_brain
 from brain.train.teacher import Teacher, TeacherConfig
 from protocol.syntax import Point
 
@@ -106,46 +106,49 @@ def brain_moves(brain: Teacher, suite: list[SuitePosition], move_ms: int) -> lis
     return [brain.ask(p.moves, p.width, p.height, p.rule, move_ms).move for p in suite]
 
 
-def brain_spec(text: str) -> tuple[str, tuple[str, ...]]:
-    """``NAME=COMMAND`` as (name, argument list)."""
-    name, sep, command = text.partition("=")
-    if not sep or not name or not command:
-        raise argparse.ArgumentTypeError(f"expected NAME=COMMAND, got {text!r}")
-    return name, tuple(shlex.split(command))
-
-
-def brain_time(text: str) -> tuple[str, int]:
-    """``NAME=MS`` as (name, milliseconds)."""
-    name, sep, ms = text.partition("=")
-    if not sep or not name or not ms.isdigit() or int(ms) < 1:
-        raise argparse.ArgumentTypeError(f"expected NAME=MS (a positive integer), got {text!r}")
-    return name, int(ms)
+def named(text: str) -> tuple[str, str]:
+    """``NAME=VALUE`` as (name, value)."""
+    name, sep, value = text.partition("=")
+    if not sep or not name or not value:
+        raise argparse.ArgumentTypeError(f"expected NAME=VALUE, got {text!r}")
+    return name, value
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("suite", type=Path, help="JSON-lines file of bench_blunders.py --save")
-    parser.add_argument("--brain", type=brain_spec, action="append", required=True,
-                        metavar="NAME=COMMAND", help="a brain to test (repeat for more)")
+    parser.add_argument("--brain", type=named, action="append", required=True,
+                        metavar="NAME=BRAIN", help="a brain to test, described as the arena's "
+                        "brains are (a path, a command line, builtin:...); repeat for more")
     parser.add_argument("--teacher", required=True, help="the judging engine's command")
     parser.add_argument("--ms", type=int, default=1000, help="brain ms per move")
-    parser.add_argument("--brain-ms", type=brain_time, action="append", default=[],
+    parser.add_argument("--brain-ms", type=named, action="append", default=[],
                         metavar="NAME=MS", help="another time per move for one brain")
     parser.add_argument("--teacher-ms", type=int, default=500, help="teacher ms per position")
     args = parser.parse_args()
-    suite = load_suite(args.suite)
-    names = [name for name, _ in args.brain]
-    unknown = {name for name, _ in args.brain_ms} - set(names)
-    if unknown:
-        parser.error(f"--brain-ms names no --brain: {', '.join(sorted(unknown))}")
-    times = dict(args.brain_ms)
+    try:
+        brains = {name: parse_brain(text) for name, text in args.brain}
+    except BrainSpecError as exc:
+        parser.error(f"--brain: {exc}")
+    names = list(brains)
+    times = {}
+    for name, ms in args.brain_ms:
+        if name not in brains or not ms.isdigit() or int(ms) < 1:
+            parser.error(f"--brain-ms {name}={ms}: expected the NAME of a --brain and a "
+                         f"positive number of milliseconds")
+        times[name] = int(ms)
+    try:
+        suite = load_suite(args.suite)
+    except (OSError, ValueError) as exc:
+        parser.error(str(exc))
     verdicts: dict[str, list[Verdict]] = {}
     with Teacher(TeacherConfig(command=(args.teacher,), move_ms=args.teacher_ms)) as teacher:
         judge = Judge(teacher, args.teacher_ms)
-        for name, command in args.brain:
+        for name, spec in brains.items():
             move_ms = times.get(name, args.ms)
-            with Teacher(TeacherConfig(command=command, move_ms=move_ms)) as brain:
+            config = TeacherConfig(command=tuple(spec.argv()), move_ms=move_ms, cwd=spec.cwd)
+            with Teacher(config) as brain:
                 moves = brain_moves(brain, suite, move_ms)
             verdicts[name] = [judge(p, m) for p, m in zip(suite, moves, strict=True)]
     rows = [[p.origin, len(p.moves), f"{p.losing_move.x},{p.losing_move.y}",
