@@ -22,7 +22,7 @@ from brain.game.board import Board
 from brain.game.referee import judge_move
 from brain.game.rules import Rule
 from brain.game.symmetry import Symmetry, transform_point
-from brain.train.data import SOURCES, load_source
+from brain.train.data import SOURCES, GameRecord, GameResult, load_source
 from brain.train.patterns import teacher_examples
 from brain.train.reports import read_judgement
 from brain.train.supervised import TrainConfig
@@ -337,3 +337,38 @@ def test_a_spent_source_ends_the_run_with_each_position_once(shared_data: Path,
     assert len(positions) == state.positions == len(plies)
     assert state.requests["freestyle15"] >= len(plies) and state.duplicates > 0
     assert sorted(len(p.stones) for p in positions) == plies
+
+
+def test_an_arena_run_is_a_source_of_every_position_its_games_met(
+        shared_data: Path, tmp_path: Path) -> None:
+    """The games of a real arena run (two brain processes on random openings) are read
+    back as records: every position after the opening is labelled once, with the move
+    the game went on with as its record move."""
+    games_dir = tmp_path / "arena-run"
+    subprocess.run([sys.executable, "-m", "arena", "run", "builtin:heuristic",
+                    "builtin:heuristic", "--name", "1=first", "--name", "2=second",
+                    "--board", "9x9", "--pairs", "2", "--random-openings", "3",
+                    "--out", str(games_dir)], cwd=ROOT, check=True, timeout=240,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    games = [json.loads(line) for line in (games_dir / "games.jsonl").read_text().splitlines()]
+    assert len(games) == 4
+    name = f"arena:{games_dir}"
+    config = _config(tmp_path / "labels", shared_data, sources=[name],
+                     plies_per_game=100)
+    state = run(open_run(config, set()), positions=10_000)
+    positions = _check_positions(ShardStore(tmp_path / "labels"))
+    expected = {}
+    for game in games:
+        cells = [y * 9 + x for x, y, *_ in game["moves"]]
+        record = GameRecord(9, 9, Rule.FREESTYLE, tuple(cells), GameResult.DRAW,
+                            first_target=game["opening_length"])
+        for ply in eligible_plies(record, Rule.FREESTYLE):
+            key = position_key(cells[:ply], 9, 9, 0)
+            expected.setdefault(key, set()).add(cells[ply])
+    assert {p.key for p in positions} == set(expected)
+    assert state.positions == len(positions) and all(p.source == name for p in positions)
+    # Each record move is the stone a game played next in that position.
+    assert all(p.width == 9 and p.record_move in expected[p.key] for p in positions)
+    with pytest.raises(TeachError, match="arena games"):
+        run(open_run(_config(tmp_path / "none", shared_data,
+                             sources=[f"arena:{tmp_path / 'missing'}"]), set()), positions=1)

@@ -195,7 +195,8 @@ def add_teach_parser(commands: argparse._SubParsersAction) -> None:
                          "4 renju")
     te.add_argument("--sources", nargs="+", default=keep, metavar="NAME=WEIGHT",
                     help="position sources and their shares of the teacher's time: game "
-                         f"files ({', '.join(SOURCES)}), openingsN, selfplayN "
+                         f"files ({', '.join(SOURCES)}), openingsN, selfplayN, "
+                         "arena:DIR (an arena run's games) "
                          f"(default {' '.join(defaults.sources)})")
     te.add_argument("--plies-per-game", type=int, default=keep,
                     help=f"positions per record game (default {defaults.plies_per_game})")

@@ -15,6 +15,11 @@ Positions come from *sources*, each named on the command line with a weight:
     a self-play game of pbrain-zero's tree search on an N x N board
     (:func:`brain.train.selfplay.play_game`); every position after the opening is
     labelled, pbrain-zero's move is the ``record_move``.
+``arena:DIR``
+    the finished games of an arena run folder (its ``games.jsonl``) played under the
+    labelling rule, as the game files are read: the positions the brains met in real
+    matches, such as pbrain-zero's games against stronger engines, where the teacher's
+    move is the lesson (raise ``plies_per_game`` to label every position of such games).
 
 The weights are shares of the teacher's requests: the next unit always comes from the
 source that is furthest below its share. With ``outcomes`` on, the teacher also plays
@@ -50,11 +55,19 @@ from typing import Any
 
 import numpy as np
 
+from arena.records import RecordFormatError, read_jsonl
 from brain.game.board import Board, Color
 from brain.game.openings import random_openings
 from brain.game.referee import judge_move
 from brain.game.rules import Rule
-from brain.train.data import DEFAULT_DATA_DIR, PASS, SOURCES, GameRecord, load_source
+from brain.train.data import (
+    DEFAULT_DATA_DIR,
+    PASS,
+    SOURCES,
+    GameRecord,
+    GameResult,
+    load_source,
+)
 from brain.train.selfplay import (
     HEURISTIC,
     SelfPlayConfig,
@@ -78,6 +91,8 @@ MAX_FAILED_IN_A_ROW = 3
 #: Units in a row without a new position before the run ends: the sources are spent.
 MAX_EMPTY_IN_A_ROW = 1000
 _GENERATED = re.compile(r"(openings|selfplay)(\d+)")
+#: The prefix of a source that reads an arena run folder.
+ARENA_PREFIX = "arena:"
 
 
 class TeachError(RuntimeError):
@@ -119,10 +134,11 @@ class TeachConfig:
         weights: dict[str, float] = {}
         for item in self.sources:
             name, _, text = item.partition("=")
-            if name not in SOURCES and _GENERATED.fullmatch(name) is None:
+            if (name not in SOURCES and _GENERATED.fullmatch(name) is None
+                    and not (name.startswith(ARENA_PREFIX) and len(name) > len(ARENA_PREFIX))):
                 raise TeachError(f"unknown source {name!r}: use a game file of "
-                                 f"{', '.join(SOURCES)}, or openingsN / selfplayN for an "
-                                 "N x N board")
+                                 f"{', '.join(SOURCES)}, openingsN / selfplayN for an "
+                                 f"N x N board, or {ARENA_PREFIX}DIR for an arena run")
             try:
                 weight = float(text) if text else 1.0
             except ValueError:
@@ -209,6 +225,29 @@ class RecordSource:
                     tuple((record.moves[:p], record.moves[p]) for p in picks))
 
 
+def arena_records(run: Path, rule: Rule) -> list[GameRecord]:
+    """The finished games of the arena run folder ``run`` played under ``rule``, as
+    training records whose opening stones are no targets.
+
+    :raises TeachError: the folder has no readable ``games.jsonl``.
+    """
+    path = run / "games.jsonl"
+    try:
+        games = list(read_jsonl(path))
+    except (OSError, RecordFormatError) as exc:
+        raise TeachError(f"cannot read the arena games of {run}: {exc}") from None
+    records = []
+    for number, game in enumerate(games):
+        if Rule.from_gomocup(game.rule) is not rule:
+            continue
+        records.append(GameRecord(
+            game.width, game.height, rule,
+            tuple(move.y * game.width + move.x for move in game.moves),
+            GameResult(game.result.value), first_target=game.opening_length,
+            split_key=f"{run.name}:{number}"))
+    return records
+
+
 class OpeningSource:
     """Random openings on a square board, for the teacher to play out."""
 
@@ -256,7 +295,12 @@ def build_sources(config: TeachConfig) -> dict[str, Source]:
     rule = Rule.from_gomocup(config.rule)
     for name in config.weights():
         generated = _GENERATED.fullmatch(name)
-        if generated is None:
+        if name.startswith(ARENA_PREFIX):
+            records = arena_records(Path(name[len(ARENA_PREFIX):]), rule)
+            log.info("%s: %d games under the rule", name, len(records))
+            sources[name] = RecordSource(name, records, rule, config.seed,
+                                         config.plies_per_game)
+        elif generated is None:
             records, report = load_source(SOURCES[name], Path(config.data_dir),
                                           config.max_games)
             log.info("%s", report.summary())
