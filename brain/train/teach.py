@@ -55,7 +55,6 @@ from typing import Any
 
 import numpy as np
 
-from arena.records import RecordFormatError, read_jsonl
 from brain.game.board import Board, Color
 from brain.game.openings import random_openings
 from brain.game.referee import judge_move
@@ -229,22 +228,38 @@ def arena_records(run: Path, rule: Rule) -> list[GameRecord]:
     """The finished games of the arena run folder ``run`` played under ``rule``, as
     training records whose opening stones are no targets.
 
-    :raises TeachError: the folder has no readable ``games.jsonl``.
+    Read from ``games.jsonl`` directly (the brain's layers may not import the arena):
+    one JSON object a line with ``width``, ``height``, the Gomocup ``rule``, ``moves``
+    as ``[x, y]`` or ``[x, y, ms]``, ``opening_length`` and ``result``; a torn last line
+    (a run killed mid-write) is skipped.
+
+    :raises TeachError: the folder has no readable ``games.jsonl``, or a bad line.
     """
     path = run / "games.jsonl"
     try:
-        games = list(read_jsonl(path))
-    except (OSError, RecordFormatError) as exc:
+        lines = path.read_text(encoding="utf-8").split("\n")
+    except OSError as exc:
         raise TeachError(f"cannot read the arena games of {run}: {exc}") from None
     records = []
-    for number, game in enumerate(games):
-        if Rule.from_gomocup(game.rule) is not rule:
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
             continue
-        records.append(GameRecord(
-            game.width, game.height, rule,
-            tuple(move.y * game.width + move.x for move in game.moves),
-            GameResult(game.result.value), first_target=game.opening_length,
-            split_key=f"{run.name}:{number}"))
+        try:
+            game = json.loads(line)
+            width, height = int(game["width"]), int(game["height"])
+            cells = tuple(int(move[1]) * width + int(move[0]) for move in game["moves"])
+            record = GameRecord(width, height, Rule.from_gomocup(int(game["rule"])), cells,
+                                GameResult(game["result"]),
+                                first_target=int(game.get("opening_length", 0)),
+                                split_key=f"{run.name}:{number}")
+        except json.JSONDecodeError:
+            if number == len(lines):
+                break
+            raise TeachError(f"{path}:{number}: not a JSON game record") from None
+        except (KeyError, TypeError, ValueError, IndexError) as exc:
+            raise TeachError(f"{path}:{number}: not an arena game record ({exc})") from None
+        if record.rule is rule:
+            records.append(record)
     return records
 
 
