@@ -310,15 +310,14 @@ def build_sources(config: TeachConfig) -> dict[str, Source]:
     rule = Rule.from_gomocup(config.rule)
     for name in config.weights():
         generated = _GENERATED.fullmatch(name)
-        if name.startswith(ARENA_PREFIX):
-            records = arena_records(Path(name[len(ARENA_PREFIX):]), rule)
-            log.info("%s: %d games under the rule", name, len(records))
-            sources[name] = RecordSource(name, records, rule, config.seed,
-                                         config.plies_per_game)
-        elif generated is None:
-            records, report = load_source(SOURCES[name], Path(config.data_dir),
-                                          config.max_games)
-            log.info("%s", report.summary())
+        if generated is None:
+            if name.startswith(ARENA_PREFIX):
+                records = arena_records(Path(name[len(ARENA_PREFIX):]), rule)
+                log.info("%s: %d games under the rule", name, len(records))
+            else:
+                records, report = load_source(SOURCES[name], Path(config.data_dir),
+                                              config.max_games)
+                log.info("%s", report.summary())
             sources[name] = RecordSource(name, records, rule, config.seed,
                                          config.plies_per_game)
         elif generated[1] == "openings":
