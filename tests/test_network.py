@@ -43,7 +43,7 @@ from brain.train.data import (
 )
 from brain.train.export import export_checkpoint, fold, fold_conv_bn, unfold
 from brain.train.model import ConvBN, JointBatchNorm2d, PolicyValueModel
-from brain.train.supervised import TrainConfig, run
+from brain.train.supervised import PROBE_SKIP, PROBE_STEPS, TrainConfig, run
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -319,6 +319,29 @@ def test_tiny_training_run_exports_loadable_weights(shared_data: Path, tmp_path:
         assert policy[0, board.index(3, 3)] == 0 and abs(policy[0].sum() - 1) < 1e-5
     lines = (tmp_path / "run" / "validation.jsonl").read_text().splitlines()
     assert json.loads(lines[-1])["step"] == 6
+
+
+def test_a_run_of_minutes_fits_its_schedule_to_the_time(shared_data: Path,
+                                                        tmp_path: Path) -> None:
+    """``minutes``: the steps are fixed from the rate of the first ones, the learning rate
+    ends its cosine at the last step, and a resume keeps the length found."""
+    config = TrainConfig(out=str(tmp_path / "run"), blocks=1, channels=8, policy_channels=4,
+                         value_channels=4, value_hidden=8, data_dir=str(shared_data),
+                         sources=["freestyle15"], max_games=12, validation_fraction=0.3,
+                         validation_positions=16, minutes=0.05, batch_size=8,
+                         warmup_steps=5, checkpoint_every=10**6, log_every=10**6, threads=1)
+    last = torch.load(run(config), weights_only=False)
+    probed = PROBE_SKIP + PROBE_STEPS
+    assert last["step"] > probed
+    assert last["config"]["minutes"] is None
+    assert "steps fill the" in (tmp_path / "run" / "train.log").read_text()
+    # The last step ran at the bottom of the cosine: 1 % of the peak rate.
+    assert last["optimizer"]["param_groups"][0]["lr"] == pytest.approx(0.01 * config.lr,
+                                                                        rel=0.05)
+    # 3 s of training asked; validation and a loaded machine may add a little.
+    assert 1.5 < last["wall_time_s"] < 9
+    run(config)  # resumes: the length is kept, nothing more to train
+    assert torch.load(tmp_path / "run" / "last.pt", weights_only=False)["step"] == last["step"]
 
 
 def test_a_run_starts_from_a_weights_file(shared_data: Path, tmp_path: Path) -> None:

@@ -58,6 +58,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                     help="validation positions per source")
     sl.add_argument("--epochs", type=float, default=None,
                     help=f"length of the run (default {defaults.epochs}; on resume: keep)")
+    sl.add_argument("--minutes", type=float, default=None,
+                    help="length of a new run in minutes of training, instead of --epochs: "
+                         "its steps are fixed from the rate of its first steps")
     sl.add_argument("--steps-per-epoch", type=int, default=None,
                     help="default: training positions / batch size")
     sl.add_argument("--batch-size", type=int, default=None, help="default: 256 CPU, 1024 GPU")

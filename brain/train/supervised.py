@@ -70,6 +70,10 @@ class TrainConfig:
     validation_fraction: float = 0.03
     validation_positions: int = 4096
     epochs: float = 1.0
+    #: Length of a new run in minutes of training instead of ``epochs``: the steps are
+    #: fixed from the rate measured over the first steps so that the learning-rate schedule
+    #: ends on time; then stored as ``epochs`` (and this cleared) for a resume.
+    minutes: float | None = None
     steps_per_epoch: int | None = None
     batch_size: int | None = None
     lr: float = 2e-3
@@ -284,6 +288,16 @@ def learning_rate(config: TrainConfig, step: int, total_steps: int) -> float:
     return config.lr * (0.01 + 0.99 * 0.5 * (1 + math.cos(math.pi * progress)))
 
 
+#: A run of ``minutes`` skips this many steps (loader start-up, kernel selection), then
+#: measures the rate over ``PROBE_STEPS``.
+PROBE_SKIP = 20
+PROBE_STEPS = 100
+#: Share of the remaining minutes given to steps; the rest covers validation.
+PROBE_MARGIN = 0.95
+#: The run's length until the probe has fixed it: the cosine stays at its peak.
+UNKNOWN_LENGTH = 10**9
+
+
 def _setup_logging(out: Path) -> None:
     log.setLevel(logging.INFO)
     log.propagate = False
@@ -329,7 +343,8 @@ class Trainer:
         self.out = Path(config.out)
         self.steps_per_epoch = config.steps_per_epoch or max(
             1, sum(s.positions for s in data.train) // hardware.batch_size)
-        self.total_steps = max(1, round(config.epochs * self.steps_per_epoch))
+        self.total_steps = (UNKNOWN_LENGTH if config.minutes is not None
+                            else max(1, round(config.epochs * self.steps_per_epoch)))
         self.model = self._initial_model(resumed).to(hardware.device)
         self.optimizer = torch.optim.AdamW(self.model.parameters(), lr=config.lr,
                                            weight_decay=config.weight_decay)
@@ -367,8 +382,10 @@ class Trainer:
         at step 0 of a run from a weights file)."""
         config, progress = self.config, self.progress
         parameters = sum(p.numel() for p in self.model.parameters())
-        log.info("model %s (%d parameters); %d steps of %d samples (%d per epoch), "
-                 "from step %d", config.architecture(), parameters, self.total_steps,
+        length = (f"{config.minutes:g} minutes" if config.minutes is not None
+                  else f"{self.total_steps} steps")
+        log.info("model %s (%d parameters); %s of %d samples (%d steps per epoch), "
+                 "from step %d", config.architecture(), parameters, length,
                  self.hardware.batch_size, self.steps_per_epoch, progress.step)
         batches = iter(torch.utils.data.DataLoader(
             _TorchStream(BatchStream(self.data.train, self.data.weights,
@@ -383,9 +400,15 @@ class Trainer:
         losses: list[tuple[float, float]] = []
         window_started, window_samples = time.monotonic(), 0
         self._clock = (time.monotonic(), progress.wall_time_s)
+        probe_start = progress.step + PROBE_SKIP
+        probe_started = 0.0
         while progress.step < self.total_steps:
             groups = next(batches)
             losses.append(self._step(groups))
+            if config.minutes is not None and progress.step == probe_start:
+                probe_started = time.monotonic()
+            elif config.minutes is not None and progress.step == probe_start + PROBE_STEPS:
+                self._fit_to_minutes((time.monotonic() - probe_started) / PROBE_STEPS)
             window_samples += sum(len(planes) for planes, _, _ in groups)
             if progress.step % config.log_every == 0 or progress.step == self.total_steps:
                 now = time.monotonic()
@@ -405,6 +428,18 @@ class Trainer:
         self._tick()
         log.info("finished %d steps (%d samples) in %s of training", progress.step,
                  progress.samples, _format_duration(progress.wall_time_s))
+
+    def _fit_to_minutes(self, seconds_per_step: float) -> None:
+        """Fix the run's length so that its steps fill what is left of ``minutes``."""
+        config, progress = self.config, self.progress
+        assert config.minutes is not None
+        self._tick()
+        left = config.minutes * 60 - progress.wall_time_s
+        self.total_steps = progress.step + max(1, int(left * PROBE_MARGIN / seconds_per_step))
+        config.epochs = self.total_steps / self.steps_per_epoch
+        config.minutes = None
+        log.info("%.1f ms a step: %d steps fill the %.1f minutes left", seconds_per_step * 1e3,
+                 self.total_steps, left / 60)
 
     def _step(self, groups: Sequence[Sequence[torch.Tensor]]) -> tuple[float, float]:
         """One optimizer step on a mixed batch of (planes, policy, wdl) groups, one per
