@@ -60,7 +60,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                     help=f"length of the run (default {defaults.epochs}; on resume: keep)")
     sl.add_argument("--minutes", type=float, default=None,
                     help="length of a new run in minutes of training, instead of --epochs: "
-                         "its steps are fixed from the rate of its first steps")
+                         "its steps are set from its measured rate (again every 100 steps)")
     sl.add_argument("--steps-per-epoch", type=int, default=None,
                     help="default: training positions / batch size")
     sl.add_argument("--batch-size", type=int, default=None, help="default: 256 CPU, 1024 GPU")

@@ -70,9 +70,10 @@ class TrainConfig:
     validation_fraction: float = 0.03
     validation_positions: int = 4096
     epochs: float = 1.0
-    #: Length of a new run in minutes of training instead of ``epochs``: the steps are
-    #: fixed from the rate measured over the first steps so that the learning-rate schedule
-    #: ends on time; then stored as ``epochs`` (and this cleared) for a resume.
+    #: Length of the run in minutes of training instead of ``epochs``: the number of steps
+    #: is set from the measured rate, and set again every ``PROBE_STEPS`` steps (another
+    #: run may start or end beside it), so that the learning-rate schedule ends on time;
+    #: ``epochs`` keeps the latest estimate for a resume.
     minutes: float | None = None
     steps_per_epoch: int | None = None
     batch_size: int | None = None
@@ -289,12 +290,12 @@ def learning_rate(config: TrainConfig, step: int, total_steps: int) -> float:
 
 
 #: A run of ``minutes`` skips this many steps (loader start-up, kernel selection), then
-#: measures the rate over ``PROBE_STEPS``.
+#: measures its rate over every ``PROBE_STEPS`` steps.
 PROBE_SKIP = 20
 PROBE_STEPS = 100
 #: Share of the remaining minutes given to steps; the rest covers validation.
 PROBE_MARGIN = 0.95
-#: The run's length until the probe has fixed it: the cosine stays at its peak.
+#: A new run's length until the first probe has set it: the cosine stays at its peak.
 UNKNOWN_LENGTH = 10**9
 
 
@@ -343,7 +344,7 @@ class Trainer:
         self.out = Path(config.out)
         self.steps_per_epoch = config.steps_per_epoch or max(
             1, sum(s.positions for s in data.train) // hardware.batch_size)
-        self.total_steps = (UNKNOWN_LENGTH if config.minutes is not None
+        self.total_steps = (UNKNOWN_LENGTH if config.minutes is not None and resumed is None
                             else max(1, round(config.epochs * self.steps_per_epoch)))
         self.model = self._initial_model(resumed).to(hardware.device)
         self.optimizer = torch.optim.AdamW(self.model.parameters(), lr=config.lr,
@@ -400,15 +401,16 @@ class Trainer:
         losses: list[tuple[float, float]] = []
         window_started, window_samples = time.monotonic(), 0
         self._clock = (time.monotonic(), progress.wall_time_s)
-        probe_start = progress.step + PROBE_SKIP
-        probe_started = 0.0
+        probe_start, probe_started = progress.step + PROBE_SKIP, 0.0
         while progress.step < self.total_steps:
             groups = next(batches)
             losses.append(self._step(groups))
-            if config.minutes is not None and progress.step == probe_start:
-                probe_started = time.monotonic()
-            elif config.minutes is not None and progress.step == probe_start + PROBE_STEPS:
-                self._fit_to_minutes((time.monotonic() - probe_started) / PROBE_STEPS)
+            probed = progress.step - probe_start
+            if config.minutes is not None and probed >= 0 and probed % PROBE_STEPS == 0:
+                now = time.monotonic()
+                if probed:
+                    self._fit_to_minutes((now - probe_started) / PROBE_STEPS)
+                probe_started = now
             window_samples += sum(len(planes) for planes, _, _ in groups)
             if progress.step % config.log_every == 0 or progress.step == self.total_steps:
                 now = time.monotonic()
@@ -430,16 +432,18 @@ class Trainer:
                  progress.samples, _format_duration(progress.wall_time_s))
 
     def _fit_to_minutes(self, seconds_per_step: float) -> None:
-        """Fix the run's length so that its steps fill what is left of ``minutes``."""
+        """Set the run's length so that its steps, at ``seconds_per_step``, fill what is left
+        of ``minutes``; logged when it moves by more than 2 %."""
         config, progress = self.config, self.progress
         assert config.minutes is not None
         self._tick()
         left = config.minutes * 60 - progress.wall_time_s
-        self.total_steps = progress.step + max(1, int(left * PROBE_MARGIN / seconds_per_step))
-        config.epochs = self.total_steps / self.steps_per_epoch
-        config.minutes = None
-        log.info("%.1f ms a step: %d steps fill the %.1f minutes left", seconds_per_step * 1e3,
-                 self.total_steps, left / 60)
+        total = progress.step + max(1, int(left * PROBE_MARGIN / seconds_per_step))
+        if abs(total - self.total_steps) > 0.02 * self.total_steps:
+            log.info("%.1f ms a step: %d steps fill the %.1f minutes left",
+                     seconds_per_step * 1e3, total, left / 60)
+        self.total_steps = total
+        config.epochs = total / self.steps_per_epoch
 
     def _step(self, groups: Sequence[Sequence[torch.Tensor]]) -> tuple[float, float]:
         """One optimizer step on a mixed batch of (planes, policy, wdl) groups, one per
