@@ -433,10 +433,10 @@ class Trainer:
 
     def _fit_to_minutes(self, seconds_per_step: float) -> None:
         """Set the run's length so that its steps, at ``seconds_per_step``, fill what is left
-        of ``minutes``; logged when it moves by more than 2 %."""
+        of ``minutes``; logged when it moves by more than 2 %. Called right after a step,
+        which brought ``wall_time_s`` up to date."""
         config, progress = self.config, self.progress
         assert config.minutes is not None
-        self._tick()
         left = config.minutes * 60 - progress.wall_time_s
         total = progress.step + max(1, int(left * PROBE_MARGIN / seconds_per_step))
         if abs(total - self.total_steps) > 0.02 * self.total_steps:
