@@ -44,10 +44,5 @@ class PatternEvaluator:
     def evaluate(self, boards: Sequence[Board]) -> tuple[np.ndarray, np.ndarray]:
         policy = np.zeros((len(boards), boards[0].size if boards else 0))
         values = np.zeros(len(boards))
-        for n, board in enumerate(boards):
-            values[n] = self.model.value(board)
-            if not board.history:
-                policy[n, (board.height // 2) * board.width + board.width // 2] = 1.0
-                continue
-            self.model.policy_into(board, policy[n])
+        self.model.evaluate_into(boards, policy, values)
         return policy, values

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -94,7 +95,7 @@ def threat_counts(board: Board) -> np.ndarray:
     """How many empty cells give the side to move each threat level 1..12, then the same
     for the opponent (float64, :data:`VALUE_FEATURES` long)."""
     counts = np.zeros(VALUE_FEATURES)
-    patternscore.count_threats(board.threats, board.cells, int(board.to_move), counts)
+    patternscore.count_threats(board, counts)
     return counts
 
 
@@ -134,17 +135,18 @@ class PatternModel:
     #: Provenance: data, fit settings and validation metrics.
     metadata: dict[str, Any] = field(default_factory=dict)
 
+    @functools.cached_property
+    def scorer(self) -> patternscore.Scorer:
+        """The compiled evaluator of this model's arrays (made on first use)."""
+        return patternscore.Scorer(self.pair_logits, self.last_logits, self.own_last_logits,
+                                   self.value_w1, self.value_b1, self.value_w2,
+                                   float(self.value_b2))
+
     def policy_into(self, board: Board, policy: np.ndarray) -> None:
         """Write the side to move's priors into the zeroed float64 row ``policy`` (one
         entry per cell; board not empty): the softmax of the cell logits over the empty
         cells within two of a stone, or over every empty cell when none is."""
-        history = board.history
-        patternscore.fill_policy(
-            board.threats, board.cells, board.width, board.height, int(board.to_move),
-            history[-1][0], history[-2][0] if len(history) >= 2 else -1,
-            self.pair_logits, self.last_logits, self.own_last_logits,
-            relation_table(board.width, board.height), np.zeros(board.size, dtype=np.uint8),
-            policy)
+        self.scorer.policy_into(board, relation_table(board.width, board.height), policy)
 
     def value_logit(self, counts: np.ndarray) -> float:
         """The side to move's winning logit from its :func:`threat_counts`."""
@@ -153,7 +155,16 @@ class PatternModel:
 
     def value(self, board: Board) -> float:
         """The side to move's expected result in [-1, 1] (2 P(win) - 1)."""
-        return patternscore.value_of_logit(self.value_logit(threat_counts(board)))
+        return self.scorer.value(board)
+
+    def evaluate_into(self, boards: Sequence[Board], policy: np.ndarray,
+                      values: np.ndarray) -> None:
+        """Each board's :meth:`value` into ``values`` and priors into its zeroed row of
+        ``policy`` (the centre on an empty board); the boards share one size."""
+        if boards:
+            self.scorer.evaluate(list(boards), relation_table(boards[0].width,
+                                                              boards[0].height),
+                                 policy, values)
 
     # -- files -------------------------------------------------------------------------
 

@@ -13,8 +13,10 @@ operations in the same order (C's ``exp``, ``log1p`` and ``tanh`` are what Pytho
 from __future__ import annotations
 
 import cython
+import numpy as np
 from cython.cimports.libc.math import exp, log1p, tanh
 
+from brain.game.board import MAX_SIZE, Board
 from brain.game.patterns import Threat
 
 #: Number of threat levels (:class:`brain.game.patterns.Threat`, NONE included).
@@ -23,8 +25,11 @@ LEVELS = len(Threat)
 VALUE_INPUTS = 2 * (LEVELS - 1)
 #: How far from a stone a cell may be (king moves) to be a candidate.
 NEAR_REACH = 2
+#: Cells of the largest board.
+MAX_CELLS = MAX_SIZE * MAX_SIZE
 
 
+@cython.ccall
 @cython.boundscheck(False)
 @cython.wraparound(False)
 def mark_near(cells: cython.uchar[::1], width: cython.int, height: cython.int,
@@ -55,26 +60,32 @@ def mark_near(cells: cython.uchar[::1], width: cython.int, height: cython.int,
     return count
 
 
+@cython.ccall
 @cython.boundscheck(False)
 @cython.wraparound(False)
-def count_threats(threats: cython.uchar[:, ::1], cells: cython.uchar[::1], me: cython.int,
-                  counts: cython.double[::1]) -> None:
-    """Add to ``counts`` how many empty cells give ``me`` each threat level 1..12, then
-    the same for the opponent (``counts`` is ``2 * (LEVELS - 1)`` long, zeroed)."""
+def count_threats(board: Board, counts: cython.double[::1]) -> None:
+    """Add to ``counts`` how many empty cells give the side to move each threat level
+    1..12, then the same for the opponent (``counts`` is ``2 * (LEVELS - 1)`` long,
+    zeroed)."""
+    threats: cython.uchar[::1] = board._threats_v
+    cells: cython.uchar[::1] = board._cells_v
+    size: cython.Py_ssize_t = board.size
+    me: cython.int = int(board.to_move)
+    them: cython.int = 3 - me
     q: cython.Py_ssize_t
     level: cython.int
-    them: cython.int = 3 - me
-    for q in range(len(cells)):
+    for q in range(size):
         if cells[q] != 0:
             continue
-        level = threats[me, q]
+        level = threats[me * size + q]
         if level > 0:
             counts[level - 1] += 1.0
-        level = threats[them, q]
+        level = threats[them * size + q]
         if level > 0:
             counts[LEVELS - 2 + level] += 1.0
 
 
+@cython.ccall
 @cython.boundscheck(False)
 @cython.wraparound(False)
 def value_logit(w1: cython.double[:, ::1], b1: cython.double[::1], w2: cython.double[::1],
@@ -105,31 +116,38 @@ def value_of_logit(logit: cython.double) -> cython.double:
     return tanh(logit / 2.0)
 
 
+@cython.ccall
 @cython.boundscheck(False)
 @cython.wraparound(False)
-def fill_policy(threats: cython.uchar[:, ::1], cells: cython.uchar[::1], width: cython.int,
-                height: cython.int, me: cython.int, last: cython.int, own_last: cython.int,
-                pair_logits: cython.double[:, ::1], last_logits: cython.double[::1],
-                own_last_logits: cython.double[::1],
+def fill_policy(board: Board, pair_logits: cython.double[:, ::1],
+                last_logits: cython.double[::1], own_last_logits: cython.double[::1],
                 relation: cython.const[cython.Py_ssize_t][:, ::1],
                 near: cython.uchar[::1], policy: cython.double[::1]) -> None:
-    """Write the priors of the side to move ``me`` into ``policy`` (zeroed, one entry per
-    cell): a softmax over the empty cells near the stones (all empty cells when none is
-    near) of the cell logits ``pair_logits[own threat, opponent threat] +
-    last_logits[relation to the last stone] + own_last_logits[relation to the mover's
-    previous stone]`` (``own_last`` -1: none yet). ``near`` is a zeroed scratch array."""
-    q: cython.Py_ssize_t
-    size: cython.Py_ssize_t = len(cells)
+    """Write the priors of the side to move into ``policy`` (zeroed, one entry per cell;
+    the board has a stone): a softmax over the empty cells near the stones (all empty
+    cells when none is near) of the cell logits ``pair_logits[own threat, opponent
+    threat] + last_logits[relation to the last stone] + own_last_logits[relation to the
+    mover's previous stone]`` (no such term while the mover has none). ``near`` is a
+    zeroed scratch array."""
+    threats: cython.uchar[::1] = board._threats_v
+    cells: cython.uchar[::1] = board._cells_v
+    history: list = board.history
+    size: cython.Py_ssize_t = board.size
+    me: cython.int = int(board.to_move)
     them: cython.int = 3 - me
+    last: cython.int = history[len(history) - 1][0]
+    own_last: cython.int = history[len(history) - 2][0] if len(history) >= 2 else -1
+    q: cython.Py_ssize_t
     logit: cython.double
     best: cython.double = -1e300
     total: cython.double = 0.0
-    if mark_near(cells, width, height, NEAR_REACH, near) == 0:
+    if mark_near(cells, board.width, board.height, NEAR_REACH, near) == 0:
         for q in range(size):
             near[q] = cells[q] == 0
     for q in range(size):
         if near[q]:
-            logit = pair_logits[threats[me, q], threats[them, q]] + last_logits[relation[last, q]]
+            logit = (pair_logits[threats[me * size + q], threats[them * size + q]]
+                     + last_logits[relation[last, q]])
             if own_last >= 0:
                 logit += own_last_logits[relation[own_last, q]]
             policy[q] = logit
@@ -142,3 +160,76 @@ def fill_policy(threats: cython.uchar[:, ::1], cells: cython.uchar[::1], width: 
     for q in range(size):
         if near[q]:
             policy[q] /= total
+
+
+@cython.cclass
+class Scorer:
+    """A pattern model's arrays held as typed views, with the scratch its evaluations
+    need: the search scores thousands of leaves a second, and each call of the module
+    functions from Python acquires every array's buffer again (a quarter of a leaf's
+    evaluation), where these calls pass the views on in C."""
+
+    pair_logits = cython.declare(cython.double[:, ::1])
+    last_logits = cython.declare(cython.double[::1])
+    own_last_logits = cython.declare(cython.double[::1])
+    value_w1 = cython.declare(cython.double[:, ::1])
+    value_b1 = cython.declare(cython.double[::1])
+    value_w2 = cython.declare(cython.double[::1])
+    value_b2 = cython.declare(cython.double)
+    #: Scratch: the near cells of the largest board, the threat counts.
+    near = cython.declare(cython.uchar[::1])
+    counts = cython.declare(cython.double[::1])
+
+    def __init__(self, pair_logits: np.ndarray, last_logits: np.ndarray,
+                 own_last_logits: np.ndarray, value_w1: np.ndarray, value_b1: np.ndarray,
+                 value_w2: np.ndarray, value_b2: float) -> None:
+        self.pair_logits = np.ascontiguousarray(pair_logits, dtype=np.float64)
+        self.last_logits = np.ascontiguousarray(last_logits, dtype=np.float64)
+        self.own_last_logits = np.ascontiguousarray(own_last_logits, dtype=np.float64)
+        self.value_w1 = np.ascontiguousarray(value_w1, dtype=np.float64)
+        self.value_b1 = np.ascontiguousarray(value_b1, dtype=np.float64)
+        self.value_w2 = np.ascontiguousarray(value_w2, dtype=np.float64)
+        self.value_b2 = value_b2
+        self.near = np.zeros(MAX_CELLS, dtype=np.uint8)
+        self.counts = np.zeros(VALUE_INPUTS)
+
+    @cython.ccall
+    @cython.boundscheck(False)
+    @cython.wraparound(False)
+    def value(self, board: Board) -> cython.double:
+        """The side to move's expected result in [-1, 1] (2 P(win) - 1)."""
+        i: cython.Py_ssize_t
+        for i in range(VALUE_INPUTS):
+            self.counts[i] = 0.0
+        count_threats(board, self.counts)
+        return tanh(value_logit(self.value_w1, self.value_b1, self.value_w2,
+                                self.value_b2, self.counts) / 2.0)
+
+    @cython.ccall
+    @cython.boundscheck(False)
+    @cython.wraparound(False)
+    def policy_into(self, board: Board, relation: cython.const[cython.Py_ssize_t][:, ::1],
+                    policy: cython.double[::1]) -> None:
+        """:func:`fill_policy` with the model's tables; ``relation`` is
+        :func:`brain.eval.patternmodel.relation_table` of the board's size."""
+        q: cython.Py_ssize_t
+        for q in range(board.size):
+            self.near[q] = 0
+        fill_policy(board, self.pair_logits, self.last_logits, self.own_last_logits,
+                    relation, self.near, policy)
+
+    @cython.boundscheck(False)
+    @cython.wraparound(False)
+    def evaluate(self, boards: list, relation: cython.const[cython.Py_ssize_t][:, ::1],
+                 policy: cython.double[:, ::1], values: cython.double[::1]) -> None:
+        """Each board's value into ``values`` and priors into the zeroed row of
+        ``policy`` (the centre on an empty board); the boards share one size."""
+        n: cython.Py_ssize_t
+        board: Board
+        for n in range(len(boards)):
+            board = boards[n]
+            values[n] = self.value(board)
+            if not board.history:
+                policy[n, (board.height // 2) * board.width + board.width // 2] = 1.0
+            else:
+                self.policy_into(board, relation, policy[n, :])
