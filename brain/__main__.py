@@ -94,12 +94,10 @@ def main(argv: list[str] | None = None) -> int:
                          playouts=args.playouts, network=not args.no_network,
                          network_role=args.network_role, pattern_model=args.pattern_model,
                          network_value=args.network_value)
-    # The search allocates many small objects (tree nodes, paths) and frees them without
-    # reference cycles: the cycle collector's frequent passes only cost time (6 % of the
-    # playout rate at the default threshold of 700). The objects made so far (modules,
-    # tables, weights) never become garbage: keep them out of every pass.
+    # The objects made so far (modules, tables, weights) never become garbage: keep them
+    # out of every pass of the cycle collector (the search raises its threshold while
+    # its playouts run).
     gc.freeze()
-    gc.set_threshold(100_000, 10, 10)
     about = bundled_about()
     session = Session(engine, output, process_started=_PROCESS_STARTED,
                       author=args.author or about.get("author") or DEFAULT_AUTHOR,
