@@ -88,6 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     from brain.engine import make_engine
     from brain.loop import main_loop
     from brain.resources import bundled_about
+    from brain.search.mcts import SEARCH_GC_THRESHOLD
     from brain.session import DEFAULT_AUTHOR, Session
 
     engine = make_engine(args.engine, args.level, weights=args.weights,
@@ -95,9 +96,10 @@ def main(argv: list[str] | None = None) -> int:
                          network_role=args.network_role, pattern_model=args.pattern_model,
                          network_value=args.network_value)
     # The objects made so far (modules, tables, weights) never become garbage: keep them
-    # out of every pass of the cycle collector (the search raises its threshold while
-    # its playouts run).
+    # out of every pass of the cycle collector, and make the passes rare for every
+    # engine, as the tree search does for itself while it runs.
     gc.freeze()
+    gc.set_threshold(SEARCH_GC_THRESHOLD, 10, 10)
     about = bundled_about()
     session = Session(engine, output, process_started=_PROCESS_STARTED,
                       author=args.author or about.get("author") or DEFAULT_AUTHOR,

@@ -47,8 +47,8 @@ from brain.game.tactics import (
 from brain.search.solver import Status, ThreatSolver
 
 WIN, LOSS, UNKNOWN = 1, -1, 0
-#: The cycle collector's first threshold while playouts run (Python's default is 700).
-PLAYOUT_GC_THRESHOLD = 100_000
+#: The cycle collector's first threshold while a search runs (Python's default is 700).
+SEARCH_GC_THRESHOLD = 100_000
 _FIVE, _FLEX4, _BLOCK4 = int(Threat.FIVE), int(Threat.FLEX4), int(Threat.BLOCK4)
 
 
@@ -238,6 +238,18 @@ class Mcts:
 
     def search(self, board: Board, deadline: float, stop: threading.Event | None = None) -> int:
         """The move to play for ``board.to_move``; returns before ``deadline``."""
+        # The search allocates many small objects (nodes, paths, solver entries) and
+        # frees them without reference cycles: the collector's frequent passes over
+        # them, and its full passes over the solver's tables, would only cost time (6 %
+        # of the playout rate at the default threshold).
+        threshold = gc.get_threshold()
+        gc.set_threshold(max(threshold[0], SEARCH_GC_THRESHOLD), *threshold[1:])
+        try:
+            return self._search(board, deadline, stop)
+        finally:
+            gc.set_threshold(*threshold)
+
+    def _search(self, board: Board, deadline: float, stop: threading.Event | None) -> int:
         started = time.monotonic()
         stop = stop or threading.Event()
         self.info = SearchInfo()
@@ -253,15 +265,7 @@ class Mcts:
             return forced
         root = self._reuse_or_new_root(board)
         self._restrict_to_defences(board, root, started, deadline)
-        # The playouts allocate many small objects (nodes, paths) and free them without
-        # reference cycles: the collector's frequent passes over them would only cost
-        # time (6 % of the playout rate at the default threshold).
-        threshold = gc.get_threshold()
-        gc.set_threshold(max(threshold[0], PLAYOUT_GC_THRESHOLD), *threshold[1:])
-        try:
-            cleared = self._run_playouts(board, root, deadline, stop, started)
-        finally:
-            gc.set_threshold(*threshold)
+        cleared = self._run_playouts(board, root, deadline, stop, started)
         move = self._choose(board, root, deadline, cleared)
         self._fill_info(board, root, started)
         return move
