@@ -22,7 +22,8 @@ class Engine(Protocol):
     renju foul for black while a legal alternative exists. ``summary`` describes the last
     search in one line (evaluation, depth, nodes, principal variation) or is empty.
     ``best_so_far`` is what a search of ``board`` still running would play now (called
-    from another thread when it misses its deadline), or None.
+    from another thread when it misses its deadline), or None. ``limit_memory`` passes
+    on the manager's memory limit in bytes (0: none given).
     """
 
     name: str
@@ -34,6 +35,8 @@ class Engine(Protocol):
     def best_so_far(self, board: Board) -> int | None: ...
 
     def new_game(self) -> None: ...
+
+    def limit_memory(self, max_bytes: int) -> None: ...
 
 
 class HeuristicEngine:
@@ -55,6 +58,9 @@ class HeuristicEngine:
 
     def new_game(self) -> None:
         """Nothing is kept between games."""
+
+    def limit_memory(self, max_bytes: int) -> None:
+        """Nothing: the one-ply choice holds no tables."""
 
 
 class MctsEngine:
@@ -90,6 +96,9 @@ class MctsEngine:
 
     def new_game(self) -> None:
         self.search.reset()
+
+    def limit_memory(self, max_bytes: int) -> None:
+        self.search.limit_memory(max_bytes)
 
 
 def load_network(weights: Path | None = None) -> Evaluator | None:

@@ -203,6 +203,8 @@ class Session:
                 return
             if key in ("timeout_turn", "timeout_match", "time_left", "max_memory"):
                 setattr(self.settings, key, command.as_int())
+                if key == "max_memory":
+                    self.engine.limit_memory(self.settings.max_memory)
             elif key == "rule":
                 self._set_rule(command.as_int())
             elif key == "folder":

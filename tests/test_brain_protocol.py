@@ -754,6 +754,23 @@ def test_peak_memory_in_a_15x15_game(spawn: Spawn) -> None:
     assert brain.end() < END_LIMIT_S
 
 
+def test_a_long_think_stays_within_the_managers_memory_limit(spawn: Spawn) -> None:
+    # A 20-second move would grow the tree to about 110,000 nodes (400 MB): under a
+    # 200 MB limit the search stops growing it at the nodes that fit, and answers early.
+    limit_mb = 200
+    brain = spawn()
+    start(brain, "START 15", "INFO timeout_turn 20000", f"INFO max_memory {limit_mb << 20}",
+          "INFO rule 0")
+    brain.send(*board((7, 7, 1), (8, 8, 2), (6, 9, 1), (8, 7, 2), (9, 6, 1), (6, 8, 2)))
+    brain.read_move(20)
+    peak = brain.peak_memory_mb()
+    print(f"\npeak memory {peak:.1f} MB under a {limit_mb} MB limit, move in "
+          f"{brain.last_latency:.1f} s of 20")
+    assert brain.last_latency < 12, "the search should stop at the nodes that fit"
+    assert peak < limit_mb, peak
+    assert brain.end() < END_LIMIT_S
+
+
 def test_numpy_runs_one_blas_thread_unless_told_otherwise(spawn: Spawn) -> None:
     # OpenBLAS's worker threads spin; with another process on the second core they cut
     # the network search to a third of its speed, so the brain asks for one thread.

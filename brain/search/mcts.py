@@ -49,6 +49,16 @@ from brain.search.solver import Status, ThreatSolver
 WIN, LOSS, UNKNOWN = 1, -1, 0
 #: The cycle collector's first threshold while a search runs (Python's default is 700).
 SEARCH_GC_THRESHOLD = 100_000
+#: Memory a tree node holds, its share of the solver's tables included (measured: a
+#: brain process grew by 3,500-3,600 bytes a node between 50,000 and 100,000 nodes).
+NODE_BYTES = 3_600
+#: Memory of the process besides the tree: interpreter, modules, network, line tables
+#: (75 MiB measured after start), the solver's tables and some slack.
+RESERVED_BYTES = 128 << 20
+#: The fewest nodes a memory limit leaves the search, however small.
+MIN_NODES = 2_000
+#: Gomocup's memory limit for a brain and its children.
+GOMOCUP_MEMORY_BYTES = 350 << 20
 _FIVE, _FLEX4, _BLOCK4 = int(Threat.FIVE), int(Threat.FLEX4), int(Threat.BLOCK4)
 
 
@@ -87,8 +97,9 @@ class MctsConfig:
     #: Playouts before the first check, and between two looks at the leading move.
     refute_interval: int = 32
     playouts: int | None = None
-    #: Upper bound on tree nodes (memory); set from INFO max_memory by the engine.
-    max_nodes: int = 200_000
+    #: Upper bound on the tree's nodes (memory): :meth:`Mcts.limit_memory` sets it from
+    #: the manager's limit; the default fits Gomocup's 350 MB.
+    max_nodes: int = (GOMOCUP_MEMORY_BYTES - RESERVED_BYTES) // NODE_BYTES
     #: Dirichlet noise at the root for self-play (0: none).
     dirichlet_alpha: float = 0.0
     noise_fraction: float = 0.25
@@ -226,6 +237,13 @@ class Mcts:
         self.reporter: Callable[[SearchInfo], None] | None = None
         self.report_interval = 0.25
 
+    def limit_memory(self, max_bytes: int) -> None:
+        """Bound the tree so that the process stays within ``max_bytes`` (the manager's
+        limit; 0: none given, Gomocup's 350 MB is assumed): the search stops growing it
+        at :attr:`MctsConfig.max_nodes` nodes, which this sets."""
+        max_bytes = max_bytes if max_bytes > 0 else GOMOCUP_MEMORY_BYTES
+        self.config.max_nodes = max(MIN_NODES, (max_bytes - RESERVED_BYTES) // NODE_BYTES)
+
     def reset(self) -> None:
         """Forget the tree and solver results (a new game)."""
         self._root = None
@@ -333,6 +351,10 @@ class Mcts:
         if node is None:
             self._nodes = 0
             node = self._expand(board, None)
+        else:
+            # The rest of the old tree is freed: count what is kept, at most a node a
+            # playout through the new root (the node limit bounds the memory held).
+            self._nodes = min(self._nodes, node.total + 1)
         self._root = node
         self._root_history = list(history)
         if self.prior_net is not None and not node.refined:
