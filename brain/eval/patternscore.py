@@ -72,6 +72,7 @@ def count_threats(board: Board, counts: cython.double[::1]) -> None:
     size: cython.Py_ssize_t = board.size
     me: cython.int = int(board.to_move)
     them: cython.int = 3 - me
+    opponent_offset: cython.int = LEVELS - 2
     q: cython.Py_ssize_t
     level: cython.int
     for q in range(size):
@@ -82,7 +83,7 @@ def count_threats(board: Board, counts: cython.double[::1]) -> None:
             counts[level - 1] += 1.0
         level = threats[them * size + q]
         if level > 0:
-            counts[LEVELS - 2 + level] += 1.0
+            counts[opponent_offset + level] += 1.0
 
 
 @cython.ccall

@@ -50,8 +50,9 @@ WIN, LOSS, UNKNOWN = 1, -1, 0
 #: The cycle collector's first threshold while a search runs (Python's default is 700).
 SEARCH_GC_THRESHOLD = 100_000
 #: Memory a tree node holds, its share of the solver's tables included (measured: a
-#: brain process grew by 3,500-3,600 bytes a node between 50,000 and 100,000 nodes).
-NODE_BYTES = 3_600
+#: search of 50,000 nodes grew the process by 1,783 bytes a node, one of 100,000 by
+#: 1,699).
+NODE_BYTES = 1_800
 #: Memory of the process besides the tree: interpreter, modules, network, line tables
 #: (75 MiB measured after start), the solver's tables and some slack.
 RESERVED_BYTES = 128 << 20
@@ -114,19 +115,25 @@ class MctsConfig:
     refine_value_visits: int = 0
 
 
+#: Rows of a node's statistics array (:attr:`Node.stats`).
+_MOVE = cython.declare(cython.int, 0)
+_PRIOR = cython.declare(cython.int, 1)
+_VISITS = cython.declare(cython.int, 2)
+_VALUES = cython.declare(cython.int, 3)
+
+
 @cython.cclass
 class Node:
     """A position in the tree: its candidate moves and per-edge statistics.
 
-    Compiled, an extension type whose typed views of the arrays let the playouts' loops
-    read and update the statistics in C instead of through numpy's item calls."""
+    The statistics live in one float64 array, a column per edge, so that a node costs
+    one array and, compiled, one typed view of it (the tree's memory is most of the
+    brain's: four arrays and their views took 3.9 KB a node, this 2.3 KB); the
+    playouts' loops read and update it in C instead of through numpy's item calls."""
 
-    #: Candidate cells (int64), their priors, visit counts (virtual losses included
-    #: while playouts are pending) and value sums, one entry per edge.
-    moves = cython.declare(object, visibility="readonly")
-    priors = cython.declare(object, visibility="readonly")
-    visits = cython.declare(object, visibility="readonly")
-    value_sum = cython.declare(object, visibility="readonly")
+    #: Rows: candidate cells (whole numbers, exact in float64), their priors, visit
+    #: counts (virtual losses included while playouts are pending) and value sums.
+    stats = cython.declare(object, visibility="readonly")
     children = cython.declare(list, visibility="public")
     proven = cython.declare(cython.int, visibility="public")
     total = cython.declare(cython.longlong, visibility="public")
@@ -135,18 +142,16 @@ class Node:
     forced = cython.declare(cython.bint, visibility="public")
     #: Whether the prior network has set the priors.
     refined = cython.declare(cython.bint, visibility="public")
-    # Typed views of the arrays (declared, not annotated: this module's annotations stay
-    # Python's).
-    _moves_v = cython.declare(cython.longlong[::1])
-    _priors_v = cython.declare(cython.double[::1])
-    _visits_v = cython.declare(cython.double[::1])
-    _values_v = cython.declare(cython.double[::1])
+    # The typed view of ``stats`` (declared, not annotated: this module's annotations
+    # stay Python's).
+    _stats_v = cython.declare(cython.double[:, ::1])
 
     def __init__(self, moves: np.ndarray, priors: np.ndarray, proven: int = UNKNOWN,
                  forced: bool = False) -> None:
-        self._set_moves(np.ascontiguousarray(moves, dtype=np.int64),
-                        np.zeros(len(moves)), np.zeros(len(moves)))
-        self.set_priors(priors)
+        stats = np.zeros((4, len(moves)))
+        stats[_MOVE] = moves
+        stats[_PRIOR] = priors
+        self._set_stats(stats)
         self.children = [None] * len(moves)
         self.proven = proven
         self.total = 0
@@ -154,38 +159,55 @@ class Node:
         self.refined = False
 
     @cython.cfunc
-    def _set_moves(self, moves: np.ndarray, visits: np.ndarray,
-                   value_sum: np.ndarray) -> None:
-        self.moves, self.visits, self.value_sum = moves, visits, value_sum
-        self._moves_v = moves
-        self._visits_v = visits
-        self._values_v = value_sum
+    def _set_stats(self, stats: np.ndarray) -> None:
+        self.stats = stats
+        self._stats_v = stats
+
+    @property
+    def moves(self) -> np.ndarray:
+        """The candidate cells (int64, a copy)."""
+        return self.stats[_MOVE].astype(np.int64)
+
+    @property
+    def priors(self) -> np.ndarray:
+        """The priors (a view: writing to it changes the node)."""
+        return self.stats[_PRIOR]
+
+    @property
+    def visits(self) -> np.ndarray:
+        """Visit counts per edge (a view)."""
+        return self.stats[_VISITS]
+
+    @property
+    def value_sum(self) -> np.ndarray:
+        """Value sums per edge, for the player choosing the edge (a view)."""
+        return self.stats[_VALUES]
 
     @cython.ccall
     def set_priors(self, priors: np.ndarray) -> None:
         """Replace the priors (one per move)."""
-        self.priors = np.ascontiguousarray(priors, dtype=np.float64)
-        self._priors_v = self.priors
+        self.stats[_PRIOR] = priors
 
     def widen(self, extra: np.ndarray) -> None:
         """Append the candidate moves ``extra``, unvisited (indices of existing moves,
         which pending playouts hold, do not change); the caller sets the priors."""
-        self._set_moves(np.concatenate([self.moves, extra]).astype(np.int64),
-                        np.concatenate([self.visits, np.zeros(len(extra))]),
-                        np.concatenate([self.value_sum, np.zeros(len(extra))]))
+        stats = np.zeros((4, self.stats.shape[1] + len(extra)))
+        stats[:, :self.stats.shape[1]] = self.stats
+        stats[_MOVE, self.stats.shape[1]:] = extra
+        self._set_stats(stats)
         self.children.extend([None] * len(extra))
 
     def restrict(self, keep: np.ndarray) -> None:
         """Drop the moves where ``keep`` is False, with their statistics."""
-        self._set_moves(self.moves[keep], self.visits[keep], self.value_sum[keep])
-        priors = self.priors[keep]
-        self.set_priors(priors / priors.sum())
+        self._set_stats(np.ascontiguousarray(self.stats[:, keep]))
+        priors = self.stats[_PRIOR]
+        priors /= priors.sum()
         self.children = [c for c, k in zip(self.children, keep.tolist(), strict=True) if k]
         self.total = int(self.visits.sum())
         self.forced = True
 
     def child_index(self, move: int) -> int:
-        hits = np.flatnonzero(self.moves == move)
+        hits = np.flatnonzero(self.stats[_MOVE] == move)
         return int(hits[0]) if len(hits) else -1
 
 
@@ -572,7 +594,7 @@ class Mcts:
                 if node.proven != UNKNOWN:
                     leaf_value = node.proven
                     break
-                if node._moves_v.shape[0] == 0:
+                if node._stats_v.shape[1] == 0:
                     leaf_value = 0.0  # full board: a draw
                     break
                 if refine and not node.refined and node.total >= refine_visits:
@@ -580,15 +602,15 @@ class Mcts:
                     if node_value is not None and path and config.refine_value_visits:
                         _back_up_value(path, node_value, config.refine_value_visits)
                 index = _select(node, value - fpu_reduction, c_puct)
-                board.play(int(node._moves_v[index]))
+                board.play(cython.cast(cython.int, node._stats_v[_MOVE, index]))
                 path.append((node, index))
-                node._visits_v[index] += vl
-                node._values_v[index] -= vl
+                node._stats_v[_VISITS, index] += vl
+                node._stats_v[_VALUES, index] -= vl
                 child = node.children[index]
                 if child is None:
                     leaf_value = math.nan
                     break
-                value = -(node._values_v[index] / node._visits_v[index])
+                value = -(node._stats_v[_VALUES, index] / node._stats_v[_VISITS, index])
                 node = child
             depths.append(len(path))
             if math.isnan(leaf_value):
@@ -800,9 +822,9 @@ def _select(node: Node, fpu: float, c_puct: float) -> int:
             # A child lost for its mover is our win; a child won for it is our loss.
             score = math.inf if child.proven == LOSS else -math.inf
         else:
-            visits = node._visits_v[i]
-            score = ((node._values_v[i] / visits if visits > 0 else fpu)
-                     + c_puct * node._priors_v[i] * root_total / (1 + visits))
+            visits = node._stats_v[_VISITS, i]
+            score = ((node._stats_v[_VALUES, i] / visits if visits > 0 else fpu)
+                     + c_puct * node._stats_v[_PRIOR, i] * root_total / (1 + visits))
         if score > best_score:
             best, best_score = i, score
     return best
@@ -816,12 +838,12 @@ def _backup(path: list, vl: float, counted: bool, value: float) -> None:
     ``value`` (for the side to move at the end of ``path``)."""
     for n in range(len(path) - 1, -1, -1):
         node, index = path[n]
-        node._visits_v[index] -= vl
-        node._values_v[index] += vl
+        node._stats_v[_VISITS, index] -= vl
+        node._stats_v[_VALUES, index] += vl
         if counted:
             value = -value  # the edge's value for the player who chose it
-            node._visits_v[index] += 1
-            node._values_v[index] += value
+            node._stats_v[_VISITS, index] += 1
+            node._stats_v[_VALUES, index] += value
             node.total += 1
         # A node's proof changes only when a child of it is proven, and children are
         # proven on a playout's path (or by the refuter, which updates the root): only
@@ -840,8 +862,8 @@ def _back_up_value(path: list, value: float, visits: int) -> None:
     for n in range(len(path) - 1, -1, -1):
         node, index = path[n]
         value = -value
-        node._visits_v[index] += visits
-        node._values_v[index] += visits * value
+        node._stats_v[_VISITS, index] += visits
+        node._stats_v[_VALUES, index] += visits * value
         node.total += visits
 
 
