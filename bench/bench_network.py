@@ -18,7 +18,7 @@ import torch
 from numpy.lib.stride_tricks import sliding_window_view
 
 from brain.eval.features import PLANE_COUNT, encode, encode_batch
-from brain.eval.network import Architecture, NetMetadata, PolicyValueNet, _conv3x3
+from brain.eval.network import Architecture, NetMetadata, PolicyValueNet, _Workspace
 from brain.game.board import Board
 from brain.train.data import SOURCES, Replayer, load_source
 from brain.train.export import fold
@@ -96,11 +96,27 @@ def bench_encode(seconds: float) -> None:
 
 
 def conv_im2col_copies(x: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """Nine shifted copies into one (B*H*W, 9*C) matrix, one matmul: the formulation
-    :mod:`brain.eval.network` uses, called as it is there."""
-    out_channels = w.shape[-1]
-    bias = np.zeros(out_channels, dtype=np.float32)
-    return _conv3x3(x, w.reshape(-1, out_channels), bias).reshape(-1, out_channels)
+    """Nine shifted copies into one (B*H*W, 9*C) matrix, one matmul (the network's
+    formulation until its buffers were kept; fresh arrays each call)."""
+    batch, height, width, channels = x.shape
+    padded = np.zeros((batch, height + 2, width + 2, channels), dtype=np.float32)
+    padded[:, 1:-1, 1:-1] = x
+    columns = np.empty((batch, height, width, 9, channels), dtype=np.float32)
+    for k in range(9):
+        dy, dx = divmod(k, 3)
+        columns[:, :, :, k] = padded[:, dy:dy + height, dx:dx + width]
+    return columns.reshape(-1, 9 * channels) @ w.reshape(-1, w.shape[-1])
+
+
+def workspace_conv(x: np.ndarray, w: np.ndarray) -> Callable[[], np.ndarray]:
+    """The formulation :mod:`brain.eval.network` uses: ``x`` in a kept zero-bordered
+    buffer, one copy through a kept window view into a kept im2col matrix, one matmul
+    into a kept product (a zero bias row here). Returns the convolution as a call."""
+    batch, height, width, channels = x.shape
+    space = _Workspace(batch, height, width, Architecture(1, channels, in_planes=channels))
+    space.inner[0][...] = x
+    matrix = np.vstack([w.reshape(-1, w.shape[-1]), np.zeros((1, w.shape[-1]), np.float32)])
+    return lambda: space.convolve(1, matrix)
 
 
 def conv_sliding_window(x: np.ndarray, w: np.ndarray) -> np.ndarray:
@@ -133,8 +149,8 @@ def conv_tensordot(x: np.ndarray, w: np.ndarray) -> np.ndarray:
 def bench_convolutions(seconds: float) -> None:
     methods = {"im2col copies": conv_im2col_copies, "sliding window": conv_sliding_window,
                "shift and sum": conv_shift_sum, "tensordot": conv_tensordot}
-    print("\n| one 3x3 conv, C=48 | " + " | ".join(methods) + " |")
-    print("|---|" + "---|" * len(methods))
+    print("\n| one 3x3 conv, C=48 | " + " | ".join(methods) + " | im2col, kept buffers |")
+    print("|---|" + "---|" * (len(methods) + 1))
     rng = np.random.default_rng(0)
     w = rng.standard_normal((3, 3, 48, 48), dtype=np.float32)
     for size in (15, 20):
@@ -147,6 +163,10 @@ def bench_convolutions(seconds: float) -> None:
                 if not np.allclose(result, reference, atol=1e-3):
                     raise AssertionError(f"{method.__name__} disagrees")
                 cells.append(f"{per_call(seconds, method, x, w) * 1e6:,.0f} µs")
+            kept = workspace_conv(x, w)
+            if not np.allclose(kept().reshape(-1, 48), reference, atol=1e-3):
+                raise AssertionError("the kept-buffer convolution disagrees")
+            cells.append(f"{per_call(seconds, kept) * 1e6:,.0f} µs")
             print(f"| {size}x{size}, batch {batch} | " + " | ".join(cells) + " |", flush=True)
 
 

@@ -8,6 +8,7 @@ import json
 import lzma
 import subprocess
 import sys
+import threading
 from dataclasses import replace
 from pathlib import Path
 
@@ -125,6 +126,42 @@ def test_numpy_matches_torch_on_real_positions(shared_data, source: str, width: 
     occupied = np.frombuffer(boards[-1].cells, dtype=np.uint8) > 0
     assert not policy[-1, occupied].any()
     assert np.all(np.abs(value) <= 1.0)
+
+
+def test_kept_buffers_give_each_call_its_own_answer(shared_data: Path) -> None:
+    """The network keeps its im2col buffers per batch shape and thread: calls on
+    alternating shapes, on more shapes than it keeps, from two threads at once, and
+    results held across later calls all agree with the torch model."""
+    model = random_model(blocks=3, seed=5)
+    net = numpy_twin(model)
+    boards = real_boards(shared_data, "freestyle20", 6)
+    for width, height in ((15, 15), (16, 15), (17, 17), (22, 22)):
+        boards += real_boards(shared_data, "freestyle15", 6, width, height)
+    groups = [boards[n:n + size] for n in range(0, len(boards), 6) for size in (1, 3)]
+    with torch.no_grad():
+        expected = [model(torch.from_numpy(encode_batch(group)))[0].numpy() for group in groups]
+    first = [net.forward(encode_batch(group)).policy_logits for group in groups]
+    for got, want in zip(first, expected, strict=True):  # held while later calls ran
+        assert_close(got, want)
+
+    errors: list[BaseException] = []
+
+    def evaluate_all(order: list[int]) -> None:
+        try:
+            for _ in range(3):
+                for n in order:
+                    assert_close(net.forward(encode_batch(groups[n])).policy_logits,
+                                 expected[n])
+        except BaseException as exc:  # reported by the main thread
+            errors.append(exc)
+
+    threads = [threading.Thread(target=evaluate_all, args=(order,))
+               for order in (list(range(len(groups))), list(reversed(range(len(groups)))))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors, errors
 
 
 def test_batch_norm_folding_is_exact() -> None:

@@ -12,9 +12,13 @@ batch norm folded into the convolutions, and this module runs the same architect
   win/draw/loss chances of the side to move.
 
 Everything is convolutional or pooled over the board, so one set of weights plays on
-every board size and on rectangles. Activations are kept channels-last and each 3x3
-convolution is one matrix product over an im2col copy of the padded input (the fastest
-of the numpy formulations measured in ``bench/bench_network.py``).
+every board size and on rectangles. Activations are kept channels-last in zero-bordered
+buffers, and each 3x3 convolution is one matrix product over an im2col copy of the
+padded input (the fastest of the numpy formulations measured in
+``bench/bench_network.py``), with the bias as the product's last row. The buffers, and
+strided views that fill the im2col matrix in one copy, are made once per batch shape
+(:class:`_Workspace`): at batch 1 the numpy calls around the products, not the
+products, had taken a third of the time.
 
 Weights files are ``.npz`` archives of float32 arrays named as in the torch model
 (``stem.weight``, ``blocks.0.conv1.bias``, ...) plus ``metadata``, a JSON string with
@@ -24,12 +28,14 @@ the architecture, the feature version and a training summary.
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
 
 from brain.eval.features import FEATURE_VERSION, PLANE_COUNT, encode_batch, legal_from_planes
 from brain.game.board import Board
@@ -39,6 +45,10 @@ from brain.resources import weights_dir
 DEFAULT_WEIGHTS_NAME = "pbrain-zero.npz"
 #: Largest number of board cells evaluated in one pass (see :meth:`PolicyValueNet.forward`).
 CHUNK_CELLS = 512
+#: Batch shapes whose buffers a thread keeps (:class:`_Workspace`, two im2col matrices
+#: of up to CHUNK_CELLS rows each: 1.8 MB for 48 channels): a game uses one board shape,
+#: at batch 1 and in the chunks of a bigger batch.
+WORKSPACES_KEPT = 4
 #: Identifies our weights files; bumped when the file layout changes.
 FORMAT = "pbrain-zero-net"
 FORMAT_VERSION = 1
@@ -152,7 +162,8 @@ class NetOutput:
 
 
 class PolicyValueNet:
-    """A loaded network. Thread-compatible: evaluation keeps no state between calls."""
+    """A loaded network. Thread-safe: the only state kept between calls is each
+    thread's own buffers (:class:`_Workspace`), whose contents no result shares."""
 
     def __init__(self, arrays: Mapping[str, np.ndarray], metadata: NetMetadata) -> None:
         if metadata.feature_version != FEATURE_VERSION:
@@ -164,11 +175,12 @@ class PolicyValueNet:
         self.metadata = metadata
         self.architecture = metadata.architecture
 
-        def conv3(name: str) -> tuple[np.ndarray, np.ndarray]:
-            # (out, in, ky, kx) -> (ky * kx * in, out), matching the im2col column order.
+        def conv3(name: str) -> np.ndarray:
+            # (out, in, ky, kx) -> (ky * kx * in + 1, out), matching the im2col column
+            # order, whose last column is all ones: the last row is the bias.
             weight = np.asarray(arrays[f"{name}.weight"], dtype=np.float32)
             matrix = weight.transpose(2, 3, 1, 0).reshape(-1, weight.shape[0])
-            return np.ascontiguousarray(matrix), _bias(arrays, name)
+            return np.ascontiguousarray(np.vstack([matrix, _bias(arrays, name)[None, :]]))
 
         def dense(name: str) -> tuple[np.ndarray, np.ndarray]:
             # 1x1 convolution or linear layer: (out, in[, 1, 1]) -> (in, out).
@@ -181,6 +193,7 @@ class PolicyValueNet:
                         for n in range(self.architecture.blocks)]
         self._policy = (dense("policy.conv"), dense("policy.out"))
         self._value = (dense("value.conv"), dense("value.fc1"), dense("value.fc2"))
+        self._local = threading.local()
 
     @classmethod
     def load(cls, path: str | Path) -> PolicyValueNet:
@@ -223,16 +236,26 @@ class PolicyValueNet:
                          np.concatenate([p.wdl_logits for p in parts]))
 
     def _forward(self, planes: np.ndarray) -> NetOutput:
-        x = _conv3x3(planes.transpose(0, 2, 3, 1), *self._stem)
-        np.maximum(x, 0.0, out=x)
-        for first, second in self._blocks:
-            y = _conv3x3(x, *first)
-            np.maximum(y, 0.0, out=y)
-            y = _conv3x3(y, *second)
-            x += y
-            np.maximum(x, 0.0, out=x)
-        batch = x.shape[0]
-        flat = x.reshape(batch, -1, x.shape[3])
+        batch, _, height, width = planes.shape
+        space = self._workspace(batch, height, width)
+        space.input[:, 1:-1, 1:-1] = planes.transpose(0, 2, 3, 1)
+        trunk = space.convolve(0, self._stem)
+        if not self._blocks:
+            np.maximum(trunk, 0.0, out=trunk)
+        else:
+            x, y = space.inner
+            np.maximum(trunk, 0.0, out=x)
+            for n, (first, second) in enumerate(self._blocks):
+                np.maximum(space.convolve(1, first), 0.0, out=y)
+                trunk = space.convolve(2, second)
+                if n + 1 < len(self._blocks):
+                    np.add(x, trunk, out=x)
+                    np.maximum(x, 0.0, out=x)
+            # The last block's sum goes to the (contiguous) product buffer, which the
+            # heads read as a matrix.
+            np.add(x, trunk, out=trunk)
+            np.maximum(trunk, 0.0, out=trunk)
+        flat = trunk.reshape(batch, -1, trunk.shape[3])
 
         (p_w, p_b), (o_w, o_b) = self._policy
         p = flat @ p_w + p_b
@@ -246,6 +269,21 @@ class PolicyValueNet:
         hidden = pooled @ h_w + h_b
         np.maximum(hidden, 0.0, out=hidden)
         return NetOutput(policy_logits, hidden @ w_w + w_b)
+
+    def _workspace(self, batch: int, height: int, width: int) -> _Workspace:
+        """This thread's buffers for a batch of that shape (made on first use)."""
+        spaces: dict[tuple[int, int, int], _Workspace] | None = getattr(
+            self._local, "spaces", None)
+        if spaces is None:
+            spaces = self._local.spaces = {}
+        key = (batch, height, width)
+        space = spaces.pop(key, None)
+        if space is None:
+            if len(spaces) >= WORKSPACES_KEPT:
+                del spaces[next(iter(spaces))]  # the least recently used
+            space = _Workspace(batch, height, width, self.architecture)
+        spaces[key] = space
+        return space
 
     def evaluate_planes(self, planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Policy logits (B, H*W), unmasked, and value (B,) in [-1, 1] for (B, C, H, W)
@@ -277,19 +315,49 @@ def _bias(arrays: Mapping[str, np.ndarray], name: str) -> np.ndarray:
     return np.asarray(arrays[f"{name}.bias"], dtype=np.float32)
 
 
-def _conv3x3(x: np.ndarray, matrix: np.ndarray, bias: np.ndarray) -> np.ndarray:
-    """3x3 same-padded convolution of channels-last (B, H, W, C) ``x`` by the im2col
-    ``matrix`` (9 * C, O); returns a new (B, H, W, O) array."""
-    batch, height, width, channels = x.shape
-    padded = np.zeros((batch, height + 2, width + 2, channels), dtype=np.float32)
-    padded[:, 1:-1, 1:-1] = x
-    columns = np.empty((batch, height, width, 9, channels), dtype=np.float32)
-    for k in range(9):
-        dy, dx = divmod(k, 3)
-        columns[:, :, :, k] = padded[:, dy:dy + height, dx:dx + width]
-    out = columns.reshape(-1, 9 * channels) @ matrix
-    out += bias
-    return out.reshape(batch, height, width, -1)
+class _Workspace:
+    """The buffers of one batch shape: the zero-bordered input planes and two
+    zero-bordered activations (the block's input and its inner activation), their
+    im2col matrices with a last column of ones, and the product buffer.
+
+    A convolution reads a bordered buffer through a strided window view made here once,
+    so filling its im2col matrix is one copy; the borders are never written, so they
+    stay the zero padding.
+    """
+
+    def __init__(self, batch: int, height: int, width: int,
+                 architecture: Architecture) -> None:
+        channels = architecture.channels
+
+        def bordered(planes: int) -> np.ndarray:
+            return np.zeros((batch, height + 2, width + 2, planes), dtype=np.float32)
+
+        self.input = bordered(architecture.in_planes)
+        activations = (bordered(channels), bordered(channels))
+        #: The interiors of the two bordered activations: the block's input, its inner one.
+        self.inner = tuple(a[:, 1:-1, 1:-1] for a in activations)
+        cells = batch * height * width
+        self._sources = []  # per source: (window view, its im2col matrix, that matrix's view)
+        for source in (self.input, *activations):
+            planes = source.shape[3]
+            columns = np.ones((cells, 9 * planes + 1), dtype=np.float32)
+            # (B, H, W, planes, 3, 3) windows, ordered as the columns: ky, kx, plane.
+            window = sliding_window_view(source, (3, 3), axis=(1, 2)).transpose(
+                0, 1, 2, 4, 5, 3)
+            target = columns[:, :-1].reshape(batch, height, width, 3, 3, planes)
+            self._sources.append((window, columns, target))
+        self._product = np.empty((cells, channels), dtype=np.float32)
+        self._product_view = self._product.reshape(batch, height, width, channels)
+
+    def convolve(self, source: int, matrix: np.ndarray) -> np.ndarray:
+        """The 3x3 convolution of bordered buffer ``source`` (0: the input planes, 1: the
+        block's input, 2: its inner activation) by the im2col ``matrix`` (bias row
+        last), before its ReLU, as a (B, H, W, channels) view of the product buffer
+        (overwritten by the next call)."""
+        window, columns, target = self._sources[source]
+        np.copyto(target, window)
+        np.matmul(columns, matrix, out=self._product)
+        return self._product_view
 
 
 def softmax(logits: np.ndarray) -> np.ndarray:
