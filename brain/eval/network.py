@@ -18,7 +18,7 @@ padded input (the fastest of the numpy formulations measured in
 ``bench/bench_network.py``), with the bias as the product's last row. The buffers, and
 strided views that fill the im2col matrix in one copy, are made once per batch shape
 (:class:`_Workspace`): at batch 1 the numpy calls around the products, not the
-products, had taken a third of the time.
+products, had taken two fifths of the time.
 
 Weights files are ``.npz`` archives of float32 arrays named as in the torch model
 (``stem.weight``, ``blocks.0.conv1.bias``, ...) plus ``metadata``, a JSON string with
