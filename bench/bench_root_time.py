@@ -3,7 +3,7 @@ playouts, and what each threat search answered and how long it took.
 
 Each position of a suite file (the JSON lines of ``bench/bench_blunders.py --save``), or
 of ``--rapfi-positions N`` drawn from Rapfi's freestyle 15x15 games in ../shared/data (one
-position a game, after 8 to 59 stones, ``--seed``), is searched by a fresh brain for
+position a game, after 8 to 59 stones, ``--seed``), is searched from a fresh tree for
 ``--ms`` per move, once per configuration given (``--config NAME=field=value,...`` sets
 :class:`MctsConfig` fields; ``default`` is the shipped configuration). The search's
 methods and the threat solver are timed from outside, so the figures are the brain's own;
@@ -134,12 +134,13 @@ def rapfi_positions(count: int, seed: int) -> list[Position]:
 def run(positions: list[Position], ms: int, name: str, fields: dict[str, str]) -> None:
     recorder = Recorder()
     playouts, seconds = 0, 0.0
+    engine = make_engine("mcts")  # the network and pattern model, loaded once
+    config = engine.search.config
+    for field, value in fields.items():
+        setattr(config, field, type(getattr(config, field))(value))
     with recording(recorder):
         for position in positions:
-            engine = make_engine("mcts")
-            config = engine.search.config
-            for field, value in fields.items():
-                setattr(config, field, type(getattr(config, field))(value))
+            engine.new_game()  # each position searched from a fresh tree
             board = Board(position.width, position.height, Rule.from_gomocup(position.rule))
             for x, y in position.stones:
                 board.play(board.index(x, y))

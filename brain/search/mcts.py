@@ -80,15 +80,15 @@ class MctsConfig:
     leaf_vcf_nodes: int = 40
     #: Share of the move's time the root's VCF may use, and the VCT after it as much
     #: again. The wins they find are found fast: on positions of Rapfi's games the VCTs
-    #: proven at 1 s took 11 ms in the median, and most searches that do not answer in
-    #: a tenth of a second run out (docs/mcts.md).
+    #: proven in 0.9 s moves took 11 ms in the median, and most searches that do not
+    #: answer in a tenth of a second run out (docs/mcts.md).
     root_solver_share: float = 0.05
     #: Share of the move's time the search for the opponent's VCF (were we to pass) may
     #: use; when one is found, the root keeps only moves that may stop it.
     threat_share: float = 0.1
     #: Share of the move's time that checks of the most visited root move against an
     #: opponent VCT may use (0: no checks); each check may take half of what is left.
-    #: The wins found took 4 ms in the median and at most 125 ms of a 1 s move.
+    #: The wins found took 4 ms in the median and at most 113 ms of a 0.9 s move.
     refute_share: float = 0.1
     #: Attacker moves of the VCT searches (ours at the root, the opponent's in the
     #: checks). A deep limit finds long wins sooner, the iterative deepening reaching
