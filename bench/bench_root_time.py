@@ -29,7 +29,6 @@ import time  # noqa: E402
 from collections import defaultdict  # noqa: E402
 from collections.abc import Callable, Iterator  # noqa: E402
 from contextlib import contextmanager  # noqa: E402
-from dataclasses import dataclass  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
@@ -41,7 +40,7 @@ import brain.search.solver as solver  # noqa: E402
 from brain.engine import make_engine  # noqa: E402
 from brain.game.board import Board  # noqa: E402
 from brain.game.rules import Rule  # noqa: E402
-from brain.train.data import SOURCES, load_source  # noqa: E402
+from brain.train.data import SOURCES, Replayer, load_source  # noqa: E402
 
 #: The search's phases timed, by the method that runs each.
 PHASES = {"_root_tactics": "root VCF/VCT", "_restrict_to_defences": "opponent's VCF",
@@ -49,17 +48,6 @@ PHASES = {"_root_tactics": "root VCF/VCT", "_restrict_to_defences": "opponent's 
 #: The caller of a solver search, by the method it runs in.
 CALLERS = {"_root_tactics": "root", "_restrict_to_defences": "threat", "check": "refute",
            "_choose": "choose"}
-
-
-@dataclass(frozen=True)
-class Position:
-    """A position to search: board size, Gomocup rule number and stones (x, y) in play
-    order."""
-
-    width: int
-    height: int
-    rule: int
-    stones: tuple[tuple[int, int], ...]
 
 
 class Recorder:
@@ -118,20 +106,27 @@ def parse_config(text: str) -> tuple[str, dict[str, str]]:
     return name, pairs
 
 
-def rapfi_positions(count: int, seed: int) -> list[Position]:
+def rapfi_positions(count: int, seed: int) -> list[Board]:
     """``count`` positions of Rapfi's freestyle 15x15 self-play games, one a game."""
     records, _ = load_source(SOURCES["freestyle15"])
     rng = random.Random(seed)
-    positions = []
-    for record in rng.sample([r for r in records if len(r.moves) >= 14], count):
-        stones = rng.randrange(8, min(len(record.moves) - 4, 60))
-        positions.append(Position(record.width, record.height, int(record.rule),
-                                  tuple(divmod(m, record.width)[::-1]
-                                        for m in record.moves[:stones])))
-    return positions
+    replayer = Replayer()
+    return [replayer.position(record, rng.randrange(8, min(len(record.moves) - 4, 60))).copy()
+            for record in rng.sample([r for r in records if len(r.moves) >= 14], count)]
 
 
-def run(positions: list[Position], ms: int, name: str, fields: dict[str, str]) -> None:
+def suite_positions(path: Path) -> list[Board]:
+    """The positions of a suite file."""
+    boards = []
+    for position in load_suite(path):
+        board = Board(position.width, position.height, Rule.from_gomocup(position.rule))
+        for x, y in position.moves:
+            board.play(board.index(x, y))
+        boards.append(board)
+    return boards
+
+
+def run(positions: list[Board], ms: int, name: str, fields: dict[str, str]) -> None:
     recorder = Recorder()
     playouts, seconds = 0, 0.0
     engine = make_engine("mcts")  # the network and pattern model, loaded once
@@ -141,9 +136,7 @@ def run(positions: list[Position], ms: int, name: str, fields: dict[str, str]) -
     with recording(recorder):
         for position in positions:
             engine.new_game()  # each position searched from a fresh tree
-            board = Board(position.width, position.height, Rule.from_gomocup(position.rule))
-            for x, y in position.stones:
-                board.play(board.index(x, y))
+            board = position.copy()
             started = time.monotonic()
             engine.choose_move(board, started + ms / 1000, threading.Event())
             seconds += time.monotonic() - started
@@ -178,8 +171,7 @@ def main() -> None:
     if args.rapfi_positions:
         positions = rapfi_positions(args.rapfi_positions, args.seed)
     elif args.suite:
-        positions = [Position(p.width, p.height, p.rule, tuple((m.x, m.y) for m in p.moves))
-                     for p in load_suite(args.suite)]
+        positions = suite_positions(args.suite)
     else:
         parser.error("give a suite file or --rapfi-positions N")
     for name, fields in [("default", {})] + [parse_config(c) for c in args.config]:
