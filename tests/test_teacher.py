@@ -372,3 +372,21 @@ def test_an_arena_run_is_a_source_of_every_position_its_games_met(
     with pytest.raises(TeachError, match="arena games"):
         run(open_run(_config(tmp_path / "none", shared_data,
                              sources=[f"arena:{tmp_path / 'missing'}"]), set()), positions=1)
+
+
+def test_only_balanced_openings_are_played_out(shared_data: Path, tmp_path: Path) -> None:
+    """With an opening balance, an opening the teacher rates lopsided is dropped after
+    one request and every game played out starts from an opening it rates near even."""
+    config = _config(tmp_path / "balanced", shared_data, teacher=" ".join(MCTS),
+                     teacher_info=["=".join(ANALYSIS_INFO)], sources=["openings9"],
+                     opening_balance=0.1)
+    state = run(open_run(config, set()), positions=20)
+    positions = _check_positions(ShardStore(tmp_path / "balanced"))
+    games: dict[int, list[LabelledPosition]] = {}
+    for p in positions:
+        games.setdefault(p.unit, []).append(p)
+    openings = [min(game, key=lambda p: len(p.stones)) for game in games.values()]
+    assert all(abs(p.winrate - 0.5) <= 0.1 and p.mate == 0 for p in openings)
+    assert state.units["openings9"] > len(games)  # some openings were not played out
+    with pytest.raises(TeachError, match="opening-balance"):
+        open_run(_config(tmp_path / "bad", shared_data, opening_balance=0.5), set())

@@ -209,6 +209,10 @@ def add_teach_parser(commands: argparse._SubParsersAction) -> None:
                     help="stones of the random openings (default 2 3 4 5)")
     te.add_argument("--opening-radius", type=int, default=keep,
                     help=f"their distance from the centre (default {defaults.opening_radius})")
+    te.add_argument("--opening-balance", type=float, default=keep, metavar="W",
+                    help="play out only the openings whose side to move the teacher rates "
+                         "within W of an even game (|winrate - 0.5| <= W, e.g. 0.15; "
+                         "default: all)")
     te.add_argument("--selfplay-playouts", type=int, default=keep,
                     help=f"playouts per self-play move (default {defaults.selfplay_playouts})")
     te.add_argument("--selfplay-weights", default=keep,

@@ -10,7 +10,8 @@ Positions come from *sources*, each named on the command line with a weight:
     a random balanced-ish opening of 2 to 5 stones on an N x N board
     (:func:`brain.game.openings.random_openings`), played to the end by the teacher
     against itself; every position of the game is labelled and the game's result is
-    their outcome.
+    their outcome. With an opening balance, only the openings the teacher rates near
+    even are played out.
 ``selfplayN``
     a self-play game of pbrain-zero's tree search on an N x N board
     (:func:`brain.train.selfplay.play_game`); every position after the opening is
@@ -116,6 +117,10 @@ class TeachConfig:
     max_games: int | None = 20_000
     opening_stones: list[int] = field(default_factory=lambda: [2, 3, 4, 5])
     opening_radius: int = 3
+    #: Play out only the openings whose side to move the teacher rates within this of
+    #: an even game (|winrate - 0.5|; None: all). Random openings are mostly lopsided,
+    #: unlike the balanced ones of real matches, where the evaluators judge worst.
+    opening_balance: float | None = None
     selfplay_playouts: int = 64
     selfplay_weights: str = HEURISTIC
     outcomes: bool = False
@@ -148,6 +153,15 @@ class TeachConfig:
         if not weights:
             raise TeachError("give at least one source")
         return weights
+
+    def check(self) -> None:
+        """Raises :class:`TeachError` for settings a run cannot use (the sources, the
+        teacher's command, the opening balance)."""
+        self.weights()
+        self.teacher_config()
+        if self.opening_balance is not None and not 0 <= self.opening_balance < 0.5:
+            raise TeachError(f"--opening-balance {self.opening_balance:g}: give a winrate "
+                             "distance from an even game, at least 0 and below 0.5")
 
     def teacher_config(self) -> TeacherConfig:
         """How to run the teacher.
@@ -349,9 +363,10 @@ class Labeller:
     """Turns units into labelled positions with one teacher."""
 
     def __init__(self, teacher: Teacher, rule: int, outcome_ms: int | None,
-                 outcomes: bool) -> None:
+                 outcomes: bool, opening_balance: float | None = None) -> None:
         self.teacher, self.rule = teacher, rule
         self.outcome_ms, self.outcomes = outcome_ms, outcomes
+        self.opening_balance = opening_balance
         #: Teacher requests made (labels and continuation moves).
         self.requests = 0
 
@@ -383,6 +398,14 @@ class Labeller:
             if verdict is not None:
                 return labels, verdict.winner
 
+    def balanced(self, label: Label) -> bool:
+        """Whether the teacher's judgement in ``label`` is within the opening balance
+        (a proven result or no evaluation is not)."""
+        judgement = label.judgement
+        return (self.opening_balance is not None and not judgement.mate
+                and judgement.winrate is not None
+                and abs(judgement.winrate - 0.5) <= self.opening_balance)
+
     def label(self, unit: Unit, known: set[int]) -> list[LabelledPosition]:
         """The labelled positions of ``unit``. Positions to label whose key is in
         ``known`` are not asked (a play-out asks every position: it needs the moves).
@@ -391,7 +414,12 @@ class Labeller:
         """
         width, height = unit.width, unit.height
         if unit.play_out is not None:
-            labels, winner = self.play(unit.play_out, width, height, None, None)
+            first = None
+            if self.opening_balance is not None:
+                first = self._ask(unit.play_out, width, height)
+                if not self.balanced(first):
+                    return []
+            labels, winner = self.play(unit.play_out, width, height, first, None)
             return [self._position(unit, stones, label, -1, _result_for(winner, stones))
                     for stones, label in labels]
         out = []
@@ -499,8 +527,7 @@ def open_run(config: TeachConfig, given: set[str]) -> TeachConfig:
     out = Path(config.out)
     path = out / SETTINGS_FILE
     if not path.is_file():
-        config.weights()
-        config.teacher_config()
+        config.check()
         out.mkdir(parents=True, exist_ok=True)
         _write_json(path, asdict(config))
         return config
@@ -569,7 +596,8 @@ def run(config: TeachConfig, positions: int | None = None, minutes: float | None
     error: TeachError | None = None
     try:
         with Teacher(config.teacher_config(), stderr_path=out / "teacher.stderr") as teacher:
-            labeller = Labeller(teacher, config.rule, config.outcome_ms, config.outcomes)
+            labeller = Labeller(teacher, config.rule, config.outcome_ms, config.outcomes,
+                                config.opening_balance)
             while not stop.requested and error is None:
                 if positions is not None and state.positions - stored_at_start >= positions:
                     break
