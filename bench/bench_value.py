@@ -4,7 +4,7 @@ The tree search values its leaves with the pattern model (and, in the ``priors``
 the nodes it returns to with the network). This compares their values with the
 teacher's evaluation (and, where there is one, the result of the teacher's played-out
 continuation) on the positions of teacher runs (``python -m brain.train teach``): all of
-them, or those of sources starting with ``--source`` (``arena:`` keeps the positions
+them, or those of sources whose name contains ``--source`` (``arena:`` keeps the positions
 of pbrain-zero's own matches, the ones whose judgement decides its games).
 
 Positions the teacher proved (a mate score) or did not evaluate are left out, and so
@@ -63,7 +63,7 @@ class Judged:
 def usable(position: LabelledPosition, board: int, source: str, decided: float) -> bool:
     """Whether ``position`` is one to judge (see the module docstring)."""
     return (position.width == board and position.height == board
-            and position.source.startswith(source) and position.mate == 0
+            and source in position.source and position.mate == 0
             and not math.isnan(position.winrate)
             and abs(2 * position.winrate - 1) < decided)
 
@@ -125,7 +125,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("folders", nargs="+", type=Path, help="teacher run folders")
     parser.add_argument("--source", default="",
-                        help="keep the positions of sources starting with this")
+                        help="keep the positions of sources whose name contains this")
     parser.add_argument("--network", action="append", type=Path, default=[],
                         help="a network file to judge too (default: the shipped one)")
     parser.add_argument("--board", type=int, default=15)
