@@ -31,6 +31,8 @@ from pathlib import Path
 from tabulate import tabulate
 
 from arena.brainspec import BrainSpecError, parse_brain
+from brain.game.board import Board
+from brain.game.rules import Rule
 from brain.train.teacher import Teacher, TeacherConfig
 from protocol.syntax import Point
 
@@ -46,6 +48,13 @@ class SuitePosition:
     rule: int
     moves: tuple[Point, ...]
     losing_move: Point
+
+    def board(self) -> Board:
+        """The position on a board of its own."""
+        board = Board(self.width, self.height, Rule.from_gomocup(self.rule))
+        for x, y in self.moves:
+            board.play(board.index(x, y))
+        return board
 
 
 @dataclass(frozen=True)

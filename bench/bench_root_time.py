@@ -39,7 +39,6 @@ import brain.search.mcts as mcts  # noqa: E402
 import brain.search.solver as solver  # noqa: E402
 from brain.engine import make_engine  # noqa: E402
 from brain.game.board import Board  # noqa: E402
-from brain.game.rules import Rule  # noqa: E402
 from brain.train.data import SOURCES, Replayer, load_source  # noqa: E402
 
 #: The search's phases timed, by the method that runs each.
@@ -115,17 +114,6 @@ def rapfi_positions(count: int, seed: int) -> list[Board]:
             for record in rng.sample([r for r in records if len(r.moves) >= 14], count)]
 
 
-def suite_positions(path: Path) -> list[Board]:
-    """The positions of a suite file."""
-    boards = []
-    for position in load_suite(path):
-        board = Board(position.width, position.height, Rule.from_gomocup(position.rule))
-        for x, y in position.moves:
-            board.play(board.index(x, y))
-        boards.append(board)
-    return boards
-
-
 def run(positions: list[Board], ms: int, name: str, fields: dict[str, str]) -> None:
     recorder = Recorder()
     playouts, seconds = 0, 0.0
@@ -171,7 +159,7 @@ def main() -> None:
     if args.rapfi_positions:
         positions = rapfi_positions(args.rapfi_positions, args.seed)
     elif args.suite:
-        positions = suite_positions(args.suite)
+        positions = [p.board() for p in load_suite(args.suite)]
     else:
         parser.error("give a suite file or --rapfi-positions N")
     for name, fields in [("default", {})] + [parse_config(c) for c in args.config]:

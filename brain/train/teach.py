@@ -359,6 +359,14 @@ def _result_for(winner: Color | None, stones: Sequence[int]) -> int:
     return 1 if winner is to_move else -1
 
 
+def _balanced(label: Label, balance: float) -> bool:
+    """Whether the teacher rates the position of ``label`` within ``balance`` of an even
+    game (a proven result or no evaluation is not)."""
+    judgement = label.judgement
+    return (not judgement.mate and judgement.winrate is not None
+            and abs(judgement.winrate - 0.5) <= balance)
+
+
 class Labeller:
     """Turns units into labelled positions with one teacher."""
 
@@ -398,14 +406,6 @@ class Labeller:
             if verdict is not None:
                 return labels, verdict.winner
 
-    def balanced(self, label: Label) -> bool:
-        """Whether the teacher's judgement in ``label`` is within the opening balance
-        (a proven result or no evaluation is not)."""
-        judgement = label.judgement
-        return (self.opening_balance is not None and not judgement.mate
-                and judgement.winrate is not None
-                and abs(judgement.winrate - 0.5) <= self.opening_balance)
-
     def label(self, unit: Unit, known: set[int]) -> list[LabelledPosition]:
         """The labelled positions of ``unit``. Positions to label whose key is in
         ``known`` are not asked (a play-out asks every position: it needs the moves).
@@ -417,7 +417,7 @@ class Labeller:
             first = None
             if self.opening_balance is not None:
                 first = self._ask(unit.play_out, width, height)
-                if not self.balanced(first):
+                if not _balanced(first, self.opening_balance):
                     return []
             labels, winner = self.play(unit.play_out, width, height, first, None)
             return [self._position(unit, stones, label, -1, _result_for(winner, stones))
