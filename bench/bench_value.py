@@ -15,7 +15,8 @@ teacher), correlation with the outcomes; then the means by stones on the board a
 side to move, where a bias by colour or phase shows.
 
 Run: ``.venv/bin/python bench/bench_value.py FOLDER... [--source arena:]
-[--network weights/pbrain-zero.npz ...] [--board 15] [--positions N] [--seed 1]``
+[--network weights/pbrain-zero.npz ...] [--pattern-model FILE] [--board 15]
+[--positions N] [--seed 1]``
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from tabulate import tabulate  # noqa: E402
 
 from brain.eval.evaluator import Evaluator, PatternEvaluator  # noqa: E402
 from brain.eval.network import PolicyValueNet, default_weights_path  # noqa: E402
+from brain.eval.patternmodel import PatternModel  # noqa: E402
 from brain.train.data import Replayer  # noqa: E402
 from brain.train.teachdata import (  # noqa: E402
     NO_OUTCOME,
@@ -128,6 +130,8 @@ def main() -> None:
                         help="keep the positions of sources whose name contains this")
     parser.add_argument("--network", action="append", type=Path, default=[],
                         help="a network file to judge too (default: the shipped one)")
+    parser.add_argument("--pattern-model", type=Path, default=None,
+                        help="a pattern-model file to judge (default: the shipped one)")
     parser.add_argument("--board", type=int, default=15)
     parser.add_argument("--decided", type=float, default=0.9,
                         help="leave out positions the teacher rates beyond this (0..1)")
@@ -144,8 +148,9 @@ def main() -> None:
     if args.positions and args.positions < len(positions):
         positions = random.Random(args.seed).sample(positions, args.positions)
     networks = args.network or [default_weights_path()]
-    names = ["pattern model", *(str(n) for n in networks)]
-    evaluators: list[Evaluator] = [PatternEvaluator(),
+    names = [str(args.pattern_model or "pattern model"), *(str(n) for n in networks)]
+    pattern_model = PatternModel.load(args.pattern_model) if args.pattern_model else None
+    evaluators: list[Evaluator] = [PatternEvaluator(pattern_model),
                                    *(PolicyValueNet.load(n) for n in networks)]
     judged = judge(positions, evaluators)
     print(f"{len(judged)} positions ({args.board}x{args.board}, source "
