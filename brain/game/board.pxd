@@ -5,6 +5,7 @@
 cdef class Board:
     cdef public int width, height, size
     cdef public object rule
+    cdef public bint black_fouls
     cdef public bytearray cells
     cdef public object keys, patterns, threats
     cdef public list history
@@ -42,3 +43,7 @@ cdef class Board:
     cpdef list threat_cells(self, int color, int low, int high)
     cpdef bint has_threat(self, int color, int low, int high)
     cpdef bint line_double_four(self, int index, int direction)
+    cpdef bint any_threat_after(self, int color, list cells, int stone, int stone_color,
+                                int level)
+    cdef void _lay_steps(self, int stone, unsigned int unit)
+    cdef int _threat_with_steps(self, int own, int q)

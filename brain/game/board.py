@@ -200,6 +200,8 @@ class Board:
         self.height = height
         self.size = width * height
         self.rule = rule
+        #: Whether black's moves must pass the renju foul check (a C flag for the searches).
+        self.black_fouls = rule.has_forbidden_moves
         self._geo = _geometry_for(width, height)
         self._zobrist = _zobrist(self.size)
         self._tables = _colour_tables(rule)
@@ -453,7 +455,7 @@ class Board:
     @cython.boundscheck(False)
     @cython.wraparound(False)
     @cython.locals(q=cython.int, base=cython.int, level=cython.int, size=cython.int,
-                   i=cython.Py_ssize_t, total=cython.Py_ssize_t)
+                   i=cython.int, n=cython.int, total=cython.int)
     def threat_cells(self, color: cython.int, low: cython.int, high: cython.int) -> list:
         """Empty cells where ``color`` makes a threat in ``low..high``, strongest first,
         ties by cell index (a plain list, for the hot paths)."""
@@ -462,21 +464,27 @@ class Board:
             cells = np.flatnonzero((threats >= low) & (threats <= high) & self._empty())
             order = np.argsort(-threats[cells].astype(np.int16), kind="stable")
             return cells[order].tolist()
-        # One pass, which ends at the last of the cells the level counts announce (none:
-        # no pass); the few found are sorted by a key of the falling level, then the cell.
+        # One pass in cell order, which ends at the last of the cells the level counts
+        # announce (none: no pass); then the cells found, level by level from the top.
+        found = cython.declare(cython.int[22 * 22])  # MAX_SIZE squared
+        levels = cython.declare(cython.uchar[22 * 22])
         size = self.size
         base = color * size
         total = self._count_between(color, low, high)
-        out = []
+        n = 0
         q = 0
-        while len(out) < total and q < size:
+        while n < total and q < size:
             level = self._threats_v[base + q]
             if low <= level <= high and not self._cells_v[q]:
-                out.append((high - level) * size + q)
+                found[n] = q
+                levels[n] = level
+                n += 1
             q += 1
-        out.sort()
-        for i in range(len(out)):
-            out[i] = out[i] % size
+        out = []
+        for level in range(high, low - 1, -1):
+            for i in range(n):
+                if levels[i] == level:
+                    out.append(found[i])
         return out
 
     @cython.ccall
@@ -487,35 +495,56 @@ class Board:
             return bool(((threats >= low) & (threats <= high) & self._empty()).any())
         return self._count_between(color, low, high) > 0
 
-    @cython.boundscheck(False)
-    @cython.wraparound(False)
-    @cython.locals(i=cython.int, k=cython.int, q=cython.int, d=cython.int,
-                   line=cython.int, size=cython.int, index=cython.int, own=cython.int,
-                   unit=cython.uint)
     def threats_after(self, color: Color, cells: np.ndarray, stone: int,
                       stone_color: Color) -> np.ndarray:
         """What ``color`` would make on each of the empty ``cells`` were a
         ``stone_color`` stone on the empty cell ``stone``: :attr:`threats` after
         :meth:`place`, read without placing (only the lines of ``cells`` are looked up,
         which is several times cheaper than a place and an undo)."""
-        size = self.size
-        own = color
-        unit = stone_color
         out = np.zeros(len(cells), dtype=np.uint8)
-        out_v: cython.uchar[::1] = out
+        self._lay_steps(stone, stone_color)
+        for k, q in enumerate(cells):
+            out[k] = self._threat_with_steps(color, q)
+        self._lay_steps(stone, 0)
+        return out
+
+    @cython.ccall
+    @cython.locals(k=cython.Py_ssize_t, found=cython.bint)
+    def any_threat_after(self, color: cython.int, cells: list, stone: cython.int,
+                         stone_color: cython.int, level: cython.int) -> cython.bint:
+        """Whether ``color`` would make exactly ``level`` on one of the empty ``cells``
+        were a ``stone_color`` stone on ``stone`` (:meth:`threats_after`, as one flag
+        and without an array: the defence checks of the threat searches ask this)."""
+        found = False
+        self._lay_steps(stone, stone_color)
+        for k in range(len(cells)):
+            if self._threat_with_steps(color, cells[k]) == level:
+                found = True
+                break
+        self._lay_steps(stone, 0)
+        return found
+
+    @cython.cfunc
+    @cython.boundscheck(False)
+    @cython.wraparound(False)
+    @cython.locals(i=cython.int, unit=cython.uint)
+    def _lay_steps(self, stone: cython.int, unit: cython.uint) -> cython.void:
+        # The key steps of a ``unit`` stone on ``stone`` into _key_steps (0: clear them).
         steps = self._steps_v
         for i in range(self._touch_start[stone], self._touch_start[stone + 1]):
             steps[self._touch_line[i]] = self._touch_unit[i] * unit
-        for k in range(len(cells)):
-            q = cells[k]
-            index = 0
-            for d in range(3, -1, -1):
-                line = d * size + q
-                index = index * _W1 + self._tables_v[self._keys_v[line] + steps[line], own]
-            out_v[k] = self._threat_table_v[index]
-        for i in range(self._touch_start[stone], self._touch_start[stone + 1]):
-            steps[self._touch_line[i]] = 0
-        return out
+
+    @cython.cfunc
+    @cython.boundscheck(False)
+    @cython.wraparound(False)
+    @cython.locals(d=cython.int, line=cython.int, index=cython.int)
+    def _threat_with_steps(self, own: cython.int, q: cython.int) -> cython.int:
+        # ``own``'s threat on q with the stone that _lay_steps laid out.
+        index = 0
+        for d in range(3, -1, -1):
+            line = d * self.size + q
+            index = index * _W1 + self._tables_v[self._keys_v[line] + self._steps_v[line], own]
+        return self._threat_table_v[index]
 
     @cython.ccall
     def line_double_four(self, index: cython.int, direction: cython.int) -> cython.bint:
@@ -559,7 +588,7 @@ class Board:
         """An independent board with the same stones, history and side to move."""
         other: Board = Board.__new__(Board)
         other.width, other.height, other.size = self.width, self.height, self.size
-        other.rule = self.rule
+        other.rule, other.black_fouls = self.rule, self.black_fouls
         other._geo, other._zobrist = self._geo, self._zobrist
         other._tables, other._threat_table = self._tables, self._threat_table
         other._double_four = self._double_four

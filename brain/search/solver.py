@@ -222,8 +222,9 @@ class _Search:
     board = cython.declare(Board)
     attacker = cython.declare(object)
     defender = cython.declare(object)
-    #: The attacker as a C int, and whether a side's moves need a renju foul check.
+    #: The two sides as C ints, and whether a side's moves need a renju foul check.
     attacker_int = cython.declare(cython.int)
+    defender_int = cython.declare(cython.int)
     attacker_fouls = cython.declare(cython.bint)
     defender_fouls = cython.declare(cython.bint)
     deadline = cython.declare(cython.double)
@@ -244,6 +245,7 @@ class _Search:
         self.attacker = board.to_move
         self.defender = board.to_move.opponent
         self.attacker_int = int(self.attacker)
+        self.defender_int = int(self.defender)
         fouls = board.rule.has_forbidden_moves
         self.attacker_fouls = fouls and self.attacker is Color.BLACK
         self.defender_fouls = fouls and self.defender is Color.BLACK
@@ -274,7 +276,7 @@ class _Search:
         self._visit()
         board = self.board
         if board.has_threat(self.attacker_int, FIVE, FIVE):
-            return (five_cells(board, self.attacker)[0],)
+            return (five_cells(board, self.attacker_int)[0],)
         key = board.hash
         wins, fails = (self.vcf_wins, self.vcf_fails) if mode == _VCF else (self.wins,
                                                                              self.fails)
@@ -298,20 +300,20 @@ class _Search:
     @cython.ccall
     @cython.locals(remaining=cython.int, mode=cython.int)
     def _attack_moves(self, remaining: int, mode: int) -> tuple[int, ...] | None:
-        board, attacker, defender = self.board, self.attacker, self.defender
-        threats = five_cells(board, defender) if board.has_threat(
-            3 - self.attacker_int, FIVE, FIVE) else []
+        board, attacker = self.board, self.attacker
+        threats = five_cells(board, self.defender_int) if board.has_threat(
+            self.defender_int, FIVE, FIVE) else []
         if len(threats) > 1:
             return None
         if threats:
-            if self.attacker_fouls and not is_legal(board, attacker, threats[0]):
+            if self.attacker_fouls and not is_legal(board, self.attacker_int, threats[0]):
                 return None
             moves = threats
         else:
             finisher = self._straight_four()
             if finisher is not None:
                 return (finisher,)
-            moves = four_cells(board, attacker)
+            moves = four_cells(board, self.attacker_int)
             if mode != _VCF:
                 moves += self._threat_moves(mode)
         if remaining == 0:
@@ -335,15 +337,15 @@ class _Search:
         need any of them); the defender node decides whether they threaten."""
         board = self.board
         if mode == 0:
-            return three_cells(board, self.attacker)
-        return cells_with(board, self.attacker, Threat.FLEX2, Threat.FLEX3_2X)
+            return three_cells(board, self.attacker_int)
+        return cells_with(board, self.attacker_int, Threat.FLEX2, Threat.FLEX3_2X)
 
     @cython.ccall
     def _straight_four(self) -> int | None:
         """A legal straight-four cell of the attacker when the defender has no four to
         answer it with (checked after the defender's fives), else None."""
-        board, attacker = self.board, self.attacker
-        if board.has_threat(self.defender, BLOCK4, FIVE):
+        board, attacker = self.board, self.attacker_int
+        if board.has_threat(self.defender_int, BLOCK4, FIVE):
             return None
         if not board.has_threat(attacker, FLEX4, FLEX4):
             return None
@@ -358,23 +360,24 @@ class _Search:
         """The defender to move: the rest of a winning line if every defence loses
         (the longest such line), or None if some defence holds."""
         self._visit()
-        board, attacker, defender = self.board, self.attacker, self.defender
+        board, defender = self.board, self.defender
+        attacker_int, defender_int = self.attacker_int, self.defender_int
         # The defender has no five: every attacker node blocks the defender's fives.
-        fives = five_cells(board, attacker)
+        fives = five_cells(board, attacker_int)
         if len(fives) > 1:
             replies = [cell for cell in fives
-                       if board.threat_at(defender, cell) >= BLOCK4
-                       and (not self.defender_fouls or is_legal(board, defender, cell))]
+                       if board.threat_at(defender_int, cell) >= BLOCK4
+                       and (not self.defender_fouls or is_legal(board, defender_int, cell))]
         elif fives:
-            if self.defender_fouls and not is_legal(board, defender, fives[0]):
+            if self.defender_fouls and not is_legal(board, defender_int, fives[0]):
                 return ()
             replies = fives
         elif mode == _VCF:
             return None
         else:
-            points = open_four_points(board, attacker)
+            points = open_four_points(board, attacker_int)
             if points:
-                replies = three_defences(board, attacker, points)
+                replies = three_defences(board, attacker_int, points)
             elif mode > 0:
                 found = self._threatened_vcf(min(mode, remaining))
                 if found is None:
@@ -382,7 +385,7 @@ class _Search:
                 replies = self._vcf_defences(found, min(mode, remaining))
             else:
                 return None
-            replies += [cell for cell in four_cells(board, defender) if cell not in replies]
+            replies += [cell for cell in four_cells(board, defender_int) if cell not in replies]
         longest: tuple[int, ...] = ()
         for reply in replies:
             board.place(reply, defender)
@@ -414,7 +417,7 @@ class _Search:
     def _vcf_defences(self, line: tuple[int, ...], depth: int) -> list[int]:
         """Defender cells that leave the attacker no VCF of at most ``depth`` attacks,
         among the empty cells on the lines through the threatened VCF ``line``."""
-        board, defender = self.board, self.defender
+        board = self.board
         candidates: set[int] = set()
         for cell in line:
             candidates.add(cell)
@@ -423,9 +426,9 @@ class _Search:
         defences = []
         for cell in sorted(candidates):
             if board.cells[cell] != 0 or (self.defender_fouls
-                                          and not is_legal(board, defender, cell)):
+                                          and not is_legal(board, self.defender_int, cell)):
                 continue
-            board.place(cell, defender)
+            board.place(cell, self.defender)
             try:
                 refuted = self._threatened_vcf(depth) is not None
             finally:
