@@ -9,6 +9,5 @@ from brain.game.tactics cimport (
     line_cells,
     makes_straight_four,
     open_four_points,
-    three_cells,
     three_defences,
 )

@@ -49,7 +49,6 @@ from brain.game.tactics import (
     line_cells,
     makes_straight_four,
     open_four_points,
-    three_cells,
     three_defences,
 )
 
@@ -59,6 +58,9 @@ CLOCK_INTERVAL = 32
 _EXHAUSTIVE = 1 << 30
 #: The search mode of a VCF (a VCT's mode is its threat depth, 0 or more).
 _VCF = -1
+#: The lowest threat levels of a VCT's attacking moves (threes; any open two).
+_FLEX3 = cython.declare(cython.int, int(Threat.FLEX3))
+_FLEX2 = cython.declare(cython.int, int(Threat.FLEX2))
 
 
 class Status(enum.Enum):
@@ -313,9 +315,8 @@ class _Search:
             finisher = self._straight_four()
             if finisher is not None:
                 return (finisher,)
-            moves = four_cells(board, self.attacker_int)
-            if mode != _VCF:
-                moves += self._threat_moves(mode)
+            moves = four_cells(board, self.attacker_int) if mode == _VCF else \
+                self._attack_cells(mode)
         if remaining == 0:
             self.limited = self.limited or bool(moves)
             return None
@@ -331,14 +332,14 @@ class _Search:
 
     @cython.ccall
     @cython.locals(mode=cython.int)
-    def _threat_moves(self, mode: int) -> list[int]:
-        """Non-four attacker moves worth trying as threats: the open threes, and with
-        a threat depth every move that makes at least an open two (a threatened VCF may
-        need any of them); the defender node decides whether they threaten."""
-        board = self.board
-        if mode == 0:
-            return three_cells(board, self.attacker_int)
-        return cells_with(board, self.attacker_int, Threat.FLEX2, Threat.FLEX3_2X)
+    def _attack_cells(self, mode: int) -> list[int]:
+        """A VCT attacker's moves: its fours, then the non-four moves worth trying as
+        threats: the open threes, and with a threat depth every move that makes at
+        least an open two (a threatened VCF may need any of them); the defender node
+        decides whether they threaten. Threat levels are ordered so that each set is
+        one range ending at the fours: one scan of the board, strongest first."""
+        low = _FLEX3 if mode == 0 else _FLEX2
+        return cells_with(self.board, self.attacker_int, low, FLEX4)
 
     @cython.ccall
     def _straight_four(self) -> int | None:
