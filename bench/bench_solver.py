@@ -15,6 +15,12 @@ Sets (``shared/data/tactics``):
 * ``freestyle-vct3`` — the black-to-move puzzles of ``renju-vct3`` under freestyle: black's
   renju win stays a win (every renju four and three of black is one in freestyle, and
   white's defences can only be fewer), so a VCT by threes must be found.
+* ``blunders`` — the positions of ``bench/suites/blunders-freestyle15.jsonl`` after the
+  move that lost the game, the winner to move, searched as the brain's refutation checks
+  search (a VCT by threes of up to 16 attacks). Rapfi proves each a win, mostly one
+  longer than any VCT, so "correct" counts the VCTs found and "wrong" the positions
+  proved to have none within the limit: a set of real middle games for the solver's
+  speed (``--nodes``), not of right answers.
 
 Each case runs with a fresh solver under each wall-clock budget, or with ``--nodes N``
 under a node budget instead, which makes the answers independent of the machine and its
@@ -35,12 +41,15 @@ from pathlib import Path
 from tabulate import tabulate
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from bench_blunder_suite import load_suite
 from puzzle_data import freestyle_vcf_puzzles, lfz_puzzles, quintet_mates
 
 from brain.game.board import Board, Color
 from brain.game.rules import Rule
 from brain.search.solver import SolveResult, Status, ThreatSolver
 
+#: The positions of lost games (the ``blunders`` set).
+SUITE = Path(__file__).resolve().parent / "suites" / "blunders-freestyle15.jsonl"
 #: (solver, board, deadline, node budget) -> result
 Solve = Callable[[ThreatSolver, Board, float | None, int | None], SolveResult]
 
@@ -86,6 +95,13 @@ def load(name: str, every: int) -> list[Case]:
         return [Case(name, board, _vct(None, 0), True)
                 for name, board in lfz_puzzles(67, Rule.FREESTYLE, every)
                 if board.to_move is Color.BLACK]
+    if name == "blunders":
+        cases = []
+        for position in load_suite(SUITE):
+            board = position.board()
+            board.play(board.index(*position.losing_move))
+            cases.append(Case(position.origin, board, _vct(16, 0), True))
+        return cases
     raise ValueError(f"unknown set {name!r}")
 
 

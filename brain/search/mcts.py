@@ -61,6 +61,7 @@ MIN_NODES = 2_000
 #: Gomocup's memory limit for a brain and its children.
 GOMOCUP_MEMORY_BYTES = 350 << 20
 _FIVE, _FLEX4, _BLOCK4 = int(Threat.FIVE), int(Threat.FLEX4), int(Threat.BLOCK4)
+_BLACK = cython.declare(cython.int, int(Color.BLACK))
 
 
 @dataclass
@@ -426,10 +427,11 @@ class Mcts:
 
     # -- expansion ---------------------------------------------------------------------
 
-    @cython.locals(board=Board)
+    @cython.locals(board=Board, me=cython.int, them=cython.int)
     def _tactical(self, board: Board) -> tuple[int, np.ndarray | None]:
         """(proven, forced moves) from the pattern core for a new node's position."""
-        me, them = board.to_move, board.to_move.opponent
+        me = int(board.to_move)
+        them = 3 - me
         if board.is_full():
             return UNKNOWN, np.zeros(0, dtype=np.intp)
         if board.has_threat(me, _FIVE, _FIVE):
@@ -438,11 +440,11 @@ class Mcts:
         if len(their_fives) >= 2:
             return LOSS, None
         if len(their_fives) == 1:
-            if me is Color.BLACK and is_forbidden(board, their_fives[0]):
+            if me == _BLACK and is_forbidden(board, their_fives[0]):
                 return LOSS, None
             return UNKNOWN, np.array(their_fives, dtype=np.intp)
         for cell in board.threat_cells(me, _FLEX4, _FLEX4):
-            if me is not Color.BLACK or not is_forbidden(board, cell):
+            if me != _BLACK or not is_forbidden(board, cell):
                 return WIN, None
         points = open_four_points(board, them)
         if points:
@@ -492,7 +494,7 @@ class Mcts:
             tactical = empty[(board.threats[me][empty] >= _BLOCK4)
                              | (board.threats[me.opponent][empty] >= _FLEX4)]
             moves = np.unique(np.concatenate([keep, tactical]))
-        if me is Color.BLACK and board.rule.has_forbidden_moves:
+        if me is Color.BLACK and board.black_fouls:
             legal = legal_mask(board, me, moves)
             if legal.any():
                 moves = moves[legal]
