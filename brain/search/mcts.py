@@ -582,9 +582,17 @@ class Mcts:
     @cython.locals(board=Board, node=Node, child=Node, index=cython.Py_ssize_t,
                    value=cython.double, vl=cython.double, leaf_value=cython.double,
                    fpu_reduction=cython.double, c_puct=cython.double,
-                   refine_visits=cython.longlong)
+                   refine_visits=cython.longlong, move=cython.int, depth=cython.Py_ssize_t)
     def _gather(self, board: Board, root: Node, depths: list[int]) -> list[tuple]:
-        """Descend up to ``batch_size`` times; returns leaves waiting for evaluation."""
+        """Descend up to ``batch_size`` times; returns leaves waiting for evaluation.
+
+        The board is not taken back to the root between descents: ``line`` holds the
+        moves on it beyond the root, and a descent that follows the same first moves
+        as the one before plays only where the two part (make/unmake was a quarter of
+        a playout's time, and successive descents share most of their first moves).
+        It is brought to a node's exact position where it is read: a refinement, the
+        leaf. At the end it is the root's position again.
+        """
         config = self.config
         vl = config.virtual_loss
         fpu_reduction, c_puct = config.fpu_reduction, config.c_puct
@@ -592,6 +600,7 @@ class Mcts:
         refine_visits = config.refine_visits
         batch: list[tuple] = []
         pending: set[tuple[int, int]] = set()
+        line: list[int] = []
         for _ in range(config.batch_size):
             path: list[tuple[Node, int]] = []
             node = root
@@ -604,11 +613,17 @@ class Mcts:
                     leaf_value = 0.0  # full board: a draw
                     break
                 if refine and not node.refined and node.total >= refine_visits:
+                    _retreat(board, line, len(path))
                     node_value = self._refine(board, node)
                     if node_value is not None and path and config.refine_value_visits:
                         _back_up_value(path, node_value, config.refine_value_visits)
                 index = _select(node, value - fpu_reduction, c_puct)
-                board.play(cython.cast(cython.int, node._stats_v[_MOVE, index]))
+                move = cython.cast(cython.int, node._stats_v[_MOVE, index])
+                depth = len(path)
+                if depth >= len(line) or line[depth] != move:
+                    _retreat(board, line, depth)
+                    board.play(move)
+                    line.append(move)
                 path.append((node, index))
                 node._stats_v[_VISITS, index] += vl
                 node._stats_v[_VALUES, index] -= vl
@@ -619,11 +634,11 @@ class Mcts:
                 value = -(node._stats_v[_VALUES, index] / node._stats_v[_VISITS, index])
                 node = child
             depths.append(len(path))
+            _retreat(board, line, len(path))
             if math.isnan(leaf_value):
                 key = (id(path[-1][0]), path[-1][1])
                 if key in pending:
                     _backup(path, vl, False, 0.0)  # a collision: undo its virtual loss
-                    self._undo(board, len(path))
                     break
                 pending.add(key)
                 tactics = self._tactical(board)
@@ -635,7 +650,7 @@ class Mcts:
                     batch.append((path, self._leaf_board(len(batch), board), tactics))
             else:
                 _backup(path, vl, True, leaf_value)
-            self._undo(board, len(path))
+        _retreat(board, line, 0)
         return batch
 
     def _leaf_board(self, n: int, board: Board) -> Board:
@@ -646,12 +661,6 @@ class Mcts:
         else:
             self._leaves[n].set_to(board)
         return self._leaves[n]
-
-    @staticmethod
-    @cython.locals(board=Board, moves=cython.Py_ssize_t)
-    def _undo(board: Board, moves: int) -> None:
-        for _ in range(moves):
-            board.undo()
 
     def _evaluate_batch(self, batch: list[tuple]) -> None:
         if not batch:
@@ -805,6 +814,16 @@ class _Refuter:
         child.proven = WIN
         _update_proof(root)
         return True
+
+
+@cython.cfunc
+@cython.locals(board=Board, depth=cython.Py_ssize_t)
+def _retreat(board: Board, line: list, depth: int) -> None:
+    """Take back the moves of ``line`` (those on ``board`` beyond the root) past its
+    first ``depth``."""
+    while len(line) > depth:
+        board.undo()
+        line.pop()
 
 
 @cython.cfunc
