@@ -61,6 +61,7 @@ _VCF = -1
 #: The lowest threat levels of a VCT's attacking moves (threes; any open two).
 _FLEX3 = cython.declare(cython.int, int(Threat.FLEX3))
 _FLEX2 = cython.declare(cython.int, int(Threat.FLEX2))
+_BLACK = cython.declare(cython.int, int(Color.BLACK))
 
 
 class Status(enum.Enum):
@@ -247,10 +248,9 @@ class _Search:
         self.attacker = board.to_move
         self.defender = board.to_move.opponent
         self.attacker_int = int(self.attacker)
-        self.defender_int = int(self.defender)
-        fouls = board.rule.has_forbidden_moves
-        self.attacker_fouls = fouls and self.attacker is Color.BLACK
-        self.defender_fouls = fouls and self.defender is Color.BLACK
+        self.defender_int = 3 - self.attacker_int
+        self.attacker_fouls = board.black_fouls and self.attacker_int == _BLACK
+        self.defender_fouls = board.black_fouls and self.defender_int == _BLACK
         self.deadline = math.inf if deadline is None else deadline
         self.max_nodes = -1 if max_nodes is None else max_nodes
         self.stop = stop
