@@ -177,7 +177,9 @@ def parse_brain(
             raise BrainSpecError(f"cannot split the command line {text!r}: {exc}") from None
         first = Path(command[0]).expanduser()
         if first.is_file() and ("/" in command[0] or first.suffix.lower() in (".exe", ".py")):
-            command[0] = str(first.resolve())
+            # Absolute but not resolved: a virtual environment's python is a symlink to
+            # the base interpreter, which would run without the environment's packages.
+            command[0] = os.path.abspath(first)
         cwd = None
     return BrainSpec((*command, *extra_args), name, cwd, info)
 
