@@ -10,6 +10,9 @@
     A protocol compliance test of one brain.
 ``board [BRAIN ...]``
     The web board (:mod:`arena.board`): play brains, watch their search, open games.
+``openings --judge BRAIN --out FILE``
+    Random openings a judge brain rates near even (:mod:`arena.balance`), as an opening
+    file for ``run --openings``.
 """
 
 from __future__ import annotations
@@ -234,6 +237,41 @@ def _parser() -> argparse.ArgumentParser:
                             "directory (repeatable)")
     board.add_argument("--rule", type=int, default=0, choices=[0, 1, 4, 8, 9],
                        help="rule of .psq files, which do not store it (default 0)")
+    openings = commands.add_parser(
+        "openings", help="random openings a judge brain rates near even",
+        description="Draw random openings near the centre (distinct under the board's "
+                    "symmetries, no ready-made three) and keep those a judge brain rates "
+                    "within --balance of an even game, written as Gomocup offset lines "
+                    "(the judge's winrate as a comment) for run --openings. Every game "
+                    "played from them can go either way, where random openings mostly "
+                    "go to the side with the extra stone.")
+    openings.add_argument("--judge", required=True, metavar="BRAIN",
+                          help="the judge, as for run; it must report an evaluation "
+                               "(Rapfi, Yixin; pbrain-zero with --info "
+                               "show_analysis=3600000)")
+    openings.add_argument("--out", required=True, metavar="FILE",
+                          help="opening file to write (each opening is written as it is "
+                               "found)")
+    openings.add_argument("--count", type=int, default=40, metavar="N",
+                          help="openings to keep (default 40)")
+    openings.add_argument("--balance", type=float, default=0.15, metavar="W",
+                          help="keep winrates within W of 0.5 (default 0.15: 0.35-0.65)")
+    openings.add_argument("--judge-ms", type=int, default=300, metavar="MS",
+                          help="the judge's time per opening (default 300)")
+    openings.add_argument("--stones", type=int, default=3, help="stones per opening "
+                          "(default 3)")
+    openings.add_argument("--radius", type=int, default=3,
+                          help="stones within this many squares of the centre (default 3)")
+    openings.add_argument("--board", default="15", metavar="SIZE|WxH",
+                          help="board size (default 15)")
+    openings.add_argument("--rule", type=int, default=0, choices=[0, 1, 4, 8, 9],
+                          help="rule the judge plays (default 0, freestyle)")
+    openings.add_argument("--seed", type=int, default=1, help="draw seed (default 1)")
+    openings.add_argument("--max-judged", type=int, metavar="N",
+                          help="give up after judging N openings (default 50 per opening "
+                               "asked for)")
+    openings.add_argument("--info", action="append", default=[], metavar="KEY=VALUE",
+                          help="send INFO KEY VALUE to the judge at each START")
     return parser
 
 
@@ -521,10 +559,49 @@ def _check(args: argparse.Namespace) -> int:
     return 1 if any(c.outcome is Outcome.FAIL for c in checks) else 0
 
 
+def _openings(args: argparse.Namespace) -> int:
+    # The judge is driven as the teacher pipeline drives its teacher.
+    from arena.balance import BalanceError, balanced_openings
+    from brain.train.teacher import Teacher, TeacherConfig, TeacherError
+
+    width, height = _board(args.board)
+    if args.count < 1:
+        raise CliError(f"--count {args.count}: ask for at least one opening")
+    info = tuple(_key_value(item, "--info") for item in args.info)
+    spec = parse_brain(args.judge, info=info)
+    config = TeacherConfig(tuple(spec.argv()), move_ms=args.judge_ms, info=spec.info,
+                           cwd=spec.cwd)
+    out = Path(args.out)
+    kept = 0
+    with Teacher(config) as judge, out.open("w", encoding="utf-8") as file:
+        file.write(f"# {args.count} random {args.stones}-stone openings (radius "
+                   f"{args.radius}, seed {args.seed}) that {' '.join(spec.command)} rates "
+                   f"within {args.balance:g} of even at {args.judge_ms} ms, rule "
+                   f"{args.rule}; written by python -m arena openings\n")
+        try:
+            found = balanced_openings(
+                judge, width, height, args.rule, balance=args.balance, stones=args.stones,
+                radius=args.radius, seed=args.seed,
+                max_judged=args.max_judged or 50 * args.count)
+            for judged in found:
+                file.write(judged.line() + "\n")
+                file.flush()
+                kept += 1
+                print(f"{kept}/{args.count}: {judged.opening.to_offsets()} ({judged.to_move} "
+                      f"to move {judged.winrate:.3f}; {judged.judged} judged)", flush=True)
+                if kept == args.count:
+                    break
+        except (BalanceError, TeacherError, ValueError) as exc:
+            raise CliError(f"{exc} ({kept} openings written to {out})") from None
+    print(f"{kept} openings written to {out}")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the exit status (0 ok, 1 error or failed check, 130 Ctrl-C)."""
     args = _parser().parse_args(argv)
-    handlers = {"run": _run, "rate": _rate, "check": _check, "board": _serve_board}
+    handlers = {"run": _run, "rate": _rate, "check": _check, "board": _serve_board,
+                "openings": _openings}
     try:
         return handlers[args.command](args)
     except (CliError, BrainSpecError, TournamentError, RunDirError, OpeningFileError,

@@ -19,6 +19,9 @@ from arena.cli import _parser, main
 from arena.records import GameRecord, GameResult, append_jsonl
 from arena.report import build_report
 from arena.stats import Pentanomial, Sprt, fit_bradley_terry, pentanomial_elo
+from brain.game.openings import load_openings
+from brain.train.teacher import ANALYSIS_INFO, Teacher, TeacherConfig
+from protocol.syntax import Point
 
 ROOT = Path(__file__).resolve().parents[1]
 FAULTY = Path(__file__).parent / "brains" / "faulty.py"
@@ -27,7 +30,7 @@ FAULTY = Path(__file__).parent / "brains" / "faulty.py"
 def test_help_documents_every_option() -> None:
     parser = _parser()
     subparsers = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    assert set(subparsers.choices) == {"run", "rate", "check", "board"}
+    assert set(subparsers.choices) == {"run", "rate", "check", "board", "openings"}
     for command, sub in subparsers.choices.items():
         for action in sub._actions:
             assert action.help, f"{command} {action.option_strings or action.dest} has no help"
@@ -161,6 +164,57 @@ def test_brain_descriptions(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
     with pytest.raises(BrainSpecError, match="builtin:ENGINE"):
         parse_brain("builtin:nonsense")
     assert unique_names(["a", "b", "a", "a-2", "a"]) == ["a", "b", "a-3", "a-2", "a-4"]
+
+
+def test_a_virtual_environments_python_keeps_its_environment(tmp_path: Path) -> None:
+    """A brain command starting with a virtual environment's python (a symlink to the base
+    interpreter) must run in that environment, with its packages."""
+    env = tmp_path / "env"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(env)], check=True)
+    python = env / "bin" / "python"
+    spec = parse_brain(f"{python} -c 'import sys; print(sys.prefix)'")
+    assert spec.command[0] == str(python)
+    prefix = subprocess.run(spec.argv(), capture_output=True, text=True, check=True).stdout
+    assert Path(prefix.strip()) == env
+
+
+JUDGE = f"{sys.executable} -m brain --engine mcts --playouts 40 --no-network"
+
+
+def test_openings_keeps_what_the_judge_rates_near_even(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "balanced.txt"
+    argv = ["openings", "--judge", JUDGE, "--info", "show_analysis=3600000", "--count", "3",
+            "--board", "9", "--balance", "0.1", "--seed", "5", "--out", str(out)]
+    assert main(argv) == 0
+    printed = capsys.readouterr().out
+    openings = load_openings(out, 9, 9)
+    assert len(openings) == 3
+    assert len({o.canonical().moves for o in openings}) == 3
+    assert all(len(o) == 3 and o.moves[0] == (4, 4) for o in openings)
+    rated = [float(line.rsplit(":", 1)[1]) for line in out.read_text().splitlines()
+             if not line.startswith("#")]
+    assert all(abs(r - 0.5) <= 0.1 for r in rated)
+    # Some draws were turned down: the last one kept was not the third judged.
+    assert int(printed.splitlines()[-2].split("; ")[1].split()[0]) > 3
+    # The judge (a fixed playout budget) rates a kept opening the same when asked again.
+    config = TeacherConfig(tuple(JUDGE.split()), move_ms=1000, info=(ANALYSIS_INFO,))
+    with Teacher(config) as judge:
+        again = judge.ask(tuple(Point(*m) for m in openings[0].moves), 9, 9, 0).judgement
+    assert again.winrate == pytest.approx(rated[0], abs=1e-3)
+
+
+def test_openings_says_why_it_cannot_judge(tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "none.txt"
+    # Without the ANALYSIS reports our brain states no evaluation a judge can read.
+    assert main(["openings", "--judge", JUDGE, "--board", "9", "--out", str(out)]) == 1
+    assert "reported no evaluation for 5 openings" in capsys.readouterr().err
+    assert main(["openings", "--judge", JUDGE, "--info", "show_analysis=3600000",
+                 "--board", "9", "--balance", "0.01", "--max-judged", "4",
+                 "--out", str(out)]) == 1
+    assert "0 near-even openings in 4 judged" in capsys.readouterr().err
+    assert all(line.startswith("#") for line in out.read_text().splitlines())
 
 
 def test_default_roster_is_our_brain_against_the_baselines() -> None:

@@ -54,6 +54,7 @@ __all__ = [
     "load_openings",
     "parse_opening_line",
     "parse_openings",
+    "random_opening_stream",
     "random_openings",
     "validate_moves",
 ]
@@ -447,14 +448,29 @@ def random_openings(
     stones are within ``radius`` squares (Chebyshev distance) of it; neither colour has
     three stones inside one five-square window of a line (no ready-made three); and no
     two openings are equivalent under the board's symmetries.  Real balance can only be
-    measured by playing the openings both ways.
+    measured by playing the openings both ways (or by asking a strong brain:
+    ``arena openings``).
 
     :raises ValueError: for impossible arguments, or if ``max_attempts`` random draws
         do not yield ``count`` distinct openings (raise ``radius`` or lower ``count``).
     """
-    height = width if height is None else height
     if count < 0:
         raise ValueError(f"count must be >= 0, got {count}")
+    stream = random_opening_stream(width, height, stones=stones, radius=radius, seed=seed,
+                                   max_attempts=max_attempts)
+    return [next(stream) for _ in range(count)]
+
+
+def random_opening_stream(width: int, height: int | None, *, stones: int, radius: int,
+                          seed: int | None, max_attempts: int = 100_000) -> Iterator[Opening]:
+    """The openings of :func:`random_openings`, one at a time, for as long as the caller
+    takes them (the first ``count`` are ``random_openings(count, ...)`` with the same
+    arguments).
+
+    :raises ValueError: for impossible arguments (at once), or once ``max_attempts``
+        random draws in all found no new distinct opening.
+    """
+    height = width if height is None else height
     if stones < 1:
         raise ValueError(f"stones must be >= 1, got {stones}")
     if radius < 0:
@@ -470,17 +486,23 @@ def random_openings(
             f"{stones} stones do not fit within radius {radius} of the centre "
             f"({len(area)} squares); raise radius"
         )
-    rng = random.Random(seed)
+    return _draw_openings(width, height, stones, radius, area, random.Random(seed),
+                          max_attempts)
+
+
+def _draw_openings(width: int, height: int, stones: int, radius: int,
+                   area: list[tuple[int, int]], rng: random.Random,
+                   max_attempts: int) -> Iterator[Opening]:
+    cx, cy = width // 2, height // 2
     others = [p for p in area if p != (cx, cy)]
     seen: set[tuple[Point, ...]] = set()
-    out: list[Opening] = []
     attempts = 0
-    while len(out) < count:
+    while True:
         attempts += 1
         if attempts > max_attempts:
             raise ValueError(
-                f"only {len(out)} of {count} distinct openings found in {max_attempts} "
-                f"attempts with stones={stones}, radius={radius}; raise radius or lower count"
+                f"only {len(seen)} distinct openings found in {max_attempts} attempts with "
+                f"stones={stones}, radius={radius}; raise radius or ask for fewer"
             )
         moves = ((cx, cy), *rng.sample(others, stones - 1))
         if _has_three(set(moves[0::2])) or _has_three(set(moves[1::2])):
@@ -490,5 +512,4 @@ def random_openings(
         if key in seen:
             continue
         seen.add(key)
-        out.append(opening)
-    return out
+        yield opening

@@ -82,6 +82,12 @@ class Judgement:
     lost: tuple[Point, ...] = ()
     best: Point | None = None
 
+    def near_even(self, balance: float) -> bool:
+        """Whether the position is rated within ``balance`` of an even game (winrate
+        0.5); a proven result or no evaluation is not."""
+        return (not self.mate and self.winrate is not None
+                and abs(self.winrate - 0.5) <= balance)
+
 
 def rapfi_winrate(value: str, scale: float = RAPFI_SCALE) -> tuple[float, int | None]:
     """A Rapfi evaluation as (winrate, mate plies or ``None``).

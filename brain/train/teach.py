@@ -359,14 +359,6 @@ def _result_for(winner: Color | None, stones: Sequence[int]) -> int:
     return 1 if winner is to_move else -1
 
 
-def _balanced(label: Label, balance: float) -> bool:
-    """Whether the teacher rates the position of ``label`` within ``balance`` of an even
-    game (a proven result or no evaluation is not)."""
-    judgement = label.judgement
-    return (not judgement.mate and judgement.winrate is not None
-            and abs(judgement.winrate - 0.5) <= balance)
-
-
 class Labeller:
     """Turns units into labelled positions with one teacher."""
 
@@ -417,7 +409,7 @@ class Labeller:
             first = None
             if self.opening_balance is not None:
                 first = self._ask(unit.play_out, width, height)
-                if not _balanced(first, self.opening_balance):
+                if not first.judgement.near_even(self.opening_balance):
                     return []
             labels, winner = self.play(unit.play_out, width, height, first, None)
             return [self._position(unit, stones, label, -1, _result_for(winner, stones))
