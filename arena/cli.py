@@ -562,7 +562,7 @@ def _check(args: argparse.Namespace) -> int:
 def _openings(args: argparse.Namespace) -> int:
     # The judge is driven as the teacher pipeline drives its teacher.
     from arena.balance import BalanceError, balanced_openings
-    from brain.train.teacher import Teacher, TeacherConfig, TeacherError
+    from protocol.teacher import Teacher, TeacherConfig, TeacherError
 
     width, height = _board(args.board)
     if args.count < 1:

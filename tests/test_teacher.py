@@ -24,7 +24,6 @@ from brain.game.rules import Rule
 from brain.game.symmetry import Symmetry, transform_point
 from brain.train.data import SOURCES, GameRecord, GameResult, load_source
 from brain.train.patterns import teacher_examples
-from brain.train.reports import read_judgement
 from brain.train.supervised import TrainConfig
 from brain.train.supervised import run as train
 from brain.train.teach import (
@@ -44,8 +43,9 @@ from brain.train.teachdata import (
     teacher_samplers,
     value_target,
 )
-from brain.train.teacher import ANALYSIS_INFO, Teacher, TeacherConfig
+from protocol.judgement import read_judgement
 from protocol.syntax import Point
+from protocol.teacher import ANALYSIS_INFO, Teacher, TeacherConfig
 
 ROOT = Path(__file__).resolve().parents[1]
 ALPHABETA = (sys.executable, "-m", "brain", "--engine", "alphabeta", "--level", "1")

@@ -1,5 +1,7 @@
 """A teacher: any Gomocup brain, run as a subprocess and asked for its move in positions,
-with its judgement of them (:mod:`brain.train.reports`).
+with its judgement of them (:mod:`protocol.judgement`). The teacher pipeline
+(:mod:`brain.train.teach`) labels training positions with it, ``arena openings``
+(:mod:`arena.balance`) judges openings.
 
 :class:`Teacher` keeps one brain process for many positions: ``START`` once per board
 shape and rule, then one ``BOARD`` request per position (:meth:`Teacher.ask`). With
@@ -27,9 +29,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from brain.train.reports import RAPFI_SCALE, Judgement, read_judgement
 from protocol.client import BrainError, BrainProcess, BrainProtocolError
 from protocol.commands import Board, Field, Stone, command_lines
+from protocol.judgement import RAPFI_SCALE, Judgement, read_judgement
 from protocol.replies import MoveReply
 from protocol.syntax import Point
 
