@@ -44,7 +44,7 @@ class JudgedOpening:
 
 def balanced_openings(judge: Teacher, width: int, height: int, rule: int, *,
                       balance: float, stones: int = 3, radius: int = 3,
-                      seed: int | None = None, max_judged: int = 1000
+                      seed: int | None = None, max_judged: int
                       ) -> Iterator[JudgedOpening]:
     """The random openings (distinct under the board's symmetries, in the order of
     ``seed``) that ``judge`` rates within ``balance`` of even, as they are found.

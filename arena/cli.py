@@ -27,6 +27,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from arena.balance import BalanceError, balanced_openings
 from arena.board.app import BoardMissing
 from arena.brainspec import BrainSpec, BrainSpecError, default_roster, parse_brain
 from arena.check import Outcome, render_checks, run_checks
@@ -40,6 +41,7 @@ from arena.tournament import RunOptions, Tournament, TournamentConfig, Tournamen
 from brain.game.openings import OpeningFileError, OpeningFormat, load_openings, random_openings
 from brain.game.rules import Rule, UnsupportedRuleError
 from brain.resources import shared_data_dir
+from protocol.teacher import Teacher, TeacherConfig, TeacherError
 
 if TYPE_CHECKING:
     from arena.board.server import BoardServer
@@ -560,10 +562,6 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _openings(args: argparse.Namespace) -> int:
-    # The judge is driven as the teacher pipeline drives its teacher.
-    from arena.balance import BalanceError, balanced_openings
-    from protocol.teacher import Teacher, TeacherConfig, TeacherError
-
     width, height = _board(args.board)
     if args.count < 1:
         raise CliError(f"--count {args.count}: ask for at least one opening")
