@@ -44,7 +44,7 @@ from brain.train.data import (
 )
 from brain.train.export import export_checkpoint, fold, fold_conv_bn, unfold
 from brain.train.model import ConvBN, JointBatchNorm2d, PolicyValueModel
-from brain.train.supervised import PROBE_SKIP, PROBE_STEPS, TrainConfig, run
+from brain.train.supervised import PROBE_SKIP, PROBE_STEPS, UNKNOWN_LENGTH, TrainConfig, run
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -366,11 +366,17 @@ def test_a_run_of_minutes_fits_its_schedule_to_the_time(shared_data: Path,
                          value_channels=4, value_hidden=8, data_dir=str(shared_data),
                          sources=["freestyle15"], max_games=12, validation_fraction=0.3,
                          validation_positions=16, minutes=0.05, batch_size=8,
-                         warmup_steps=5, checkpoint_every=10**6, log_every=10**6, threads=1)
+                         warmup_steps=5, checkpoint_every=10**6, log_every=10, threads=1)
     last = torch.load(run(config), weights_only=False)
     probed = PROBE_SKIP + PROBE_STEPS
     assert last["step"] > probed
-    assert "steps fill the" in (tmp_path / "run" / "train.log").read_text()
+    log_text = (tmp_path / "run" / "train.log").read_text()
+    assert "steps fill the" in log_text
+    # Before the first probe the log shows no length (not the placeholder's), after it the
+    # length found; the last step is logged with it.
+    assert "step 10/? " in log_text and "eta once the step time is measured" in log_text
+    assert str(UNKNOWN_LENGTH) not in log_text
+    assert f"step {last['step']}/{last['step']} " in log_text
     # The last step ran at the bottom of the cosine: 1 % of the peak rate.
     assert last["optimizer"]["param_groups"][0]["lr"] == pytest.approx(0.01 * config.lr,
                                                                         rel=0.05)

@@ -415,12 +415,18 @@ class Trainer:
             if progress.step % config.log_every == 0 or progress.step == self.total_steps:
                 now = time.monotonic()
                 rate = window_samples / max(now - window_started, 1e-9)
-                eta = (self.total_steps - progress.step) * self.hardware.batch_size / rate
+                if self.total_steps == UNKNOWN_LENGTH:
+                    # A run of minutes before its first probe: no length to count down.
+                    length, eta = "?", "once the step time is measured"
+                else:
+                    length = str(self.total_steps)
+                    eta = _format_duration(
+                        (self.total_steps - progress.step) * self.hardware.batch_size / rate)
                 policy_loss, value_loss = np.mean(losses, axis=0)
-                log.info("step %d/%d (epoch %.2f) | policy %.4f value %.4f | lr %.2e | "
-                         "%.0f samples/s | eta %s", progress.step, self.total_steps,
+                log.info("step %d/%s (epoch %.2f) | policy %.4f value %.4f | lr %.2e | "
+                         "%.0f samples/s | eta %s", progress.step, length,
                          progress.step / self.steps_per_epoch, policy_loss, value_loss,
-                         self.optimizer.param_groups[0]["lr"], rate, _format_duration(eta))
+                         self.optimizer.param_groups[0]["lr"], rate, eta)
                 losses, window_started, window_samples = [], now, 0
             if (progress.step % config.checkpoint_every == 0
                     or progress.step % self.steps_per_epoch == 0):
