@@ -19,7 +19,9 @@ class Engine(Protocol):
 
     ``choose_move`` must return a legal cell index for the side to move before
     ``deadline`` (``time.monotonic()`` seconds), sooner if ``stop`` is set, and never a
-    renju foul for black while a legal alternative exists. ``summary`` describes the last
+    renju foul for black while a legal alternative exists. With ``use_all`` the time it
+    leaves unused is lost (no game clock keeps it): an engine that answers early once its
+    choice looks settled should think on to the deadline instead. ``summary`` describes the last
     search in one line (evaluation, depth, nodes, principal variation) or is empty.
     ``best_so_far`` is what a search of ``board`` still running would play now (called
     from another thread when it misses its deadline), or None. ``limit_memory`` passes
@@ -28,7 +30,8 @@ class Engine(Protocol):
 
     name: str
 
-    def choose_move(self, board: Board, deadline: float, stop: threading.Event) -> int: ...
+    def choose_move(self, board: Board, deadline: float, stop: threading.Event,
+                    use_all: bool = False) -> int: ...
 
     def summary(self) -> str: ...
 
@@ -44,7 +47,8 @@ class HeuristicEngine:
 
     name = "pbrain-heuristic"
 
-    def choose_move(self, board: Board, deadline: float, stop: threading.Event) -> int:
+    def choose_move(self, board: Board, deadline: float, stop: threading.Event,
+                    use_all: bool = False) -> int:
         from brain.eval.heuristic import choose_move
 
         return choose_move(board)
@@ -76,8 +80,9 @@ class MctsEngine:
         config = MctsConfig(playouts=playouts, refine_value_visits=network_value)
         self.search = Mcts(evaluator, config, prior_net=prior_net)
 
-    def choose_move(self, board: Board, deadline: float, stop: threading.Event) -> int:
-        return self.search.search(board, deadline, stop)
+    def choose_move(self, board: Board, deadline: float, stop: threading.Event,
+                    use_all: bool = False) -> int:
+        return self.search.search(board, deadline, stop, use_all=use_all)
 
     def summary(self) -> str:
         info = self.search.info

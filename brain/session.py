@@ -312,7 +312,8 @@ class Session:
 
         def run() -> None:
             try:
-                result.append(self.engine.choose_move(board.copy(), budget.soft, stop))
+                result.append(self.engine.choose_move(board.copy(), budget.soft, stop,
+                                                      use_all=budget.use_all))
             except Exception:
                 log.exception("engine %s failed; playing the fallback move", self.engine.name)
 

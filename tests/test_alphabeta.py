@@ -149,6 +149,24 @@ def test_answers_before_the_deadline(seconds: float) -> None:
     assert engine.summary().startswith(("search", "vcf", "vct"))
 
 
+def test_a_deepening_that_cannot_finish_starts_only_when_no_clock_keeps_the_time() -> None:
+    # A balanced opening of a match against PentaZen, three moves on: after depth 6 the
+    # next iteration cannot get half way in 0.5 s; it starts only with ``use_all``.
+    board = Board(15)
+    for x, y in ((7, 7), (6, 9), (4, 5), (8, 9), (4, 6), (8, 7)):
+        board.play(board.index(x, y))
+    spent: dict[bool, float] = {}
+    for use_all in (False, True):
+        start = time.monotonic()
+        AlphaBetaEngine(MAX_LEVEL).choose_move(board, start + 0.5, threading.Event(),
+                                               use_all=use_all)
+        spent[use_all] = time.monotonic() - start
+    # Here (compiled, an idle machine) the first stopped after 0.26 s; slower code or a
+    # loaded machine may let it deepen to the deadline too.
+    assert 0.4 <= spent[True] < 0.5, spent
+    assert spent[False] <= spent[True] + 0.02, spent
+
+
 def test_stop_flag_ends_the_search() -> None:
     stop = threading.Event()
     stop.set()

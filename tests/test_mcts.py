@@ -308,8 +308,28 @@ def test_time_spent_before_the_playouts_does_not_stop_them() -> None:
     # The root's threat searches took 5 s of this move and 1 s is left: the time left
     # is worth what the playouts do in it, not 8 playouts per 5 s.
     now = time.monotonic()
-    mcts._run_playouts(board, root, now + 1.0, threading.Event(), started=now - 5.0)
+    mcts._run_playouts(board, root, now + 1.0, threading.Event(), started=now - 5.0,
+                      use_all=False)
     assert mcts.info.playouts >= 100
+
+
+def test_a_settled_search_plays_on_only_when_its_time_would_be_lost() -> None:
+    # The ten moves above, searched for a second: the tree the next search reuses has a
+    # leader no 0.4 s of playouts can overtake.
+    board = Board(15)
+    for x, y in ((7, 7), (8, 6), (9, 9), (7, 8), (5, 6), (8, 8), (8, 7), (10, 8), (9, 8),
+                 (9, 7)):
+        board.play(board.index(x, y))
+    playouts: dict[bool, int] = {}
+    for use_all in (False, True):
+        mcts = Mcts(PatternEvaluator())
+        mcts.search(board, time.monotonic() + 1.0, threading.Event())
+        mcts.search(board, time.monotonic() + 0.4, threading.Event(), use_all=use_all)
+        playouts[use_all] = mcts.info.playouts
+    # Under a game clock it stops at once (what time is left goes to the leader's
+    # refutation check); with a per-move limit alone the tree grows for the next move.
+    assert playouts[False] <= 64
+    assert playouts[True] >= 4 * max(playouts[False], 32)
 
 
 def test_no_check_when_no_other_move_is_left() -> None:

@@ -45,3 +45,14 @@ def test_no_time_means_the_instant_choice(settings: TimeSettings, debt: float) -
     budget = plan_move(settings, now, moves_played=10, startup_debt=debt)
     assert budget.instant
     assert budget.hard - now <= INSTANT_S + 1e-9
+
+
+@pytest.mark.parametrize(("settings", "use_all"), [
+    (TimeSettings(timeout_turn=1000), True),                    # a per-move limit only
+    (TimeSettings(timeout_turn=1000, timeout_match=0), True),   # c-gomoku-cli's tc=0/1
+    (TimeSettings(timeout_turn=5000, timeout_match=120000, time_left=60000), False),
+    (TimeSettings(timeout_turn=30000, timeout_match=180000, time_left=180000), False),
+])
+def test_a_move_uses_all_its_time_only_where_no_game_clock_keeps_the_rest(
+        settings: TimeSettings, use_all: bool) -> None:
+    assert plan_move(settings, time.monotonic(), moves_played=10).use_all is use_all

@@ -139,6 +139,7 @@ class AlphaBetaEngine:
         self._partial: tuple[int, int] | None = None
         self._nodes = 0
         self._deadline = 0.0
+        self._use_all = False
         self._stop = threading.Event()
         self._root_board: Board  # set by choose_move
 
@@ -171,10 +172,12 @@ class AlphaBetaEngine:
 
     # -- the move --------------------------------------------------------------------
 
-    def choose_move(self, board: Board, deadline: float, stop: threading.Event) -> int:
+    def choose_move(self, board: Board, deadline: float, stop: threading.Event,
+                    use_all: bool = False) -> int:
         """A legal move for ``board.to_move``, chosen before ``deadline`` (monotonic
         seconds) or as soon as ``stop`` is set. The board is left as it was. Raises
-        ValueError on a full board."""
+        ValueError on a full board. ``use_all``: no time is saved for later moves (see
+        :class:`brain.engine.Engine`), so a deepening that cannot finish starts anyway."""
         start = time.monotonic()
         if board.is_full():
             raise ValueError("the board is full: there is no move to play")
@@ -185,6 +188,7 @@ class AlphaBetaEngine:
         if len(self._table) > TABLE_LIMIT:
             self._table.clear()
         self._root_board, self._stop, self._nodes = board, stop, 0
+        self._use_all = use_all
         budget = max(0.0, deadline - start)
         self._deadline = deadline - min(0.05, 0.2 * budget)
         self._killers.clear()
@@ -312,9 +316,11 @@ class AlphaBetaEngine:
                 break
             # The next iteration takes a few times longer than this one. An unfinished
             # one still helps (it searches this one's best move first), so start it
-            # unless it could not even get half way: that time is saved for later moves.
+            # unless it could not even get half way and that time is saved for later
+            # moves (a game clock keeps it).
             now = time.monotonic()
-            if self.config.time_managed and now + 2 * (now - began) > self._deadline:
+            if (self.config.time_managed and not self._use_all
+                    and now + 2 * (now - began) > self._deadline):
                 break
         return self._info("search", best, score, depth, start, self._pv(board, best))
 

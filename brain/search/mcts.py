@@ -281,8 +281,12 @@ class Mcts:
 
     # -- public search -----------------------------------------------------------------
 
-    def search(self, board: Board, deadline: float, stop: threading.Event | None = None) -> int:
-        """The move to play for ``board.to_move``; returns before ``deadline``."""
+    def search(self, board: Board, deadline: float, stop: threading.Event | None = None,
+               use_all: bool = False) -> int:
+        """The move to play for ``board.to_move``; returns before ``deadline``. A timed
+        search stops early once its most visited move can no longer be overtaken, unless
+        ``use_all`` says the time saved would be lost (no game clock keeps it): then it
+        thinks to the deadline, and only a single legal reply is answered at once."""
         # The search allocates many small objects (nodes, paths, solver entries) and
         # frees them without reference cycles: the collector's frequent passes over
         # them, and its full passes over the solver's tables, would only cost time (6 %
@@ -290,11 +294,12 @@ class Mcts:
         threshold = gc.get_threshold()
         gc.set_threshold(max(threshold[0], SEARCH_GC_THRESHOLD), *threshold[1:])
         try:
-            return self._search(board, deadline, stop)
+            return self._search(board, deadline, stop, use_all)
         finally:
             gc.set_threshold(*threshold)
 
-    def _search(self, board: Board, deadline: float, stop: threading.Event | None) -> int:
+    def _search(self, board: Board, deadline: float, stop: threading.Event | None,
+                use_all: bool) -> int:
         started = time.monotonic()
         stop = stop or threading.Event()
         self.info = SearchInfo()
@@ -310,7 +315,7 @@ class Mcts:
             return forced
         root = self._reuse_or_new_root(board)
         self._restrict_to_defences(board, root, started, deadline)
-        cleared = self._run_playouts(board, root, deadline, stop, started)
+        cleared = self._run_playouts(board, root, deadline, stop, started, use_all)
         move = self._choose(board, root, deadline, cleared)
         self._fill_info(board, root, started)
         return move
@@ -529,7 +534,7 @@ class Mcts:
     # -- playouts ----------------------------------------------------------------------
 
     def _run_playouts(self, board: Board, root: Node, deadline: float,
-                      stop: threading.Event, started: float) -> set[int]:
+                      stop: threading.Event, started: float, use_all: bool) -> set[int]:
         """Playouts until the budget is spent or the result is settled; returns the root
         indices the refutation checks cleared."""
         config = self.config
@@ -559,7 +564,7 @@ class Mcts:
                 self._report(board, root, started, playouts, depths)
                 next_report = time.monotonic() + self.report_interval
             if (config.playouts is None and self._decided(
-                    root, deadline, time.monotonic() - since - refuter.spent, playouts)
+                    root, deadline, time.monotonic() - since - refuter.spent, playouts, use_all)
                     and not refuter.check(playouts, deadline, final=True)):
                 break
         self._count(playouts, depths)
@@ -673,11 +678,15 @@ class Mcts:
             value = float(child.proven) if child.proven != UNKNOWN else float(values[n])
             _backup(path, self.config.virtual_loss, True, value)
 
-    def _decided(self, root: Node, deadline: float, seconds: float, playouts: int) -> bool:
-        """Whether the most visited move can no longer be overtaken before the deadline,
-        at the rate of ``playouts`` in ``seconds``."""
+    def _decided(self, root: Node, deadline: float, seconds: float, playouts: int,
+                 use_all: bool) -> bool:
+        """Whether the search may stop: a single move, or (unless ``use_all``) the most
+        visited move can no longer be overtaken before the deadline at the rate of
+        ``playouts`` in ``seconds``."""
         if len(root.moves) < 2:
             return True
+        if use_all:
+            return False
         rate = playouts / max(seconds, 1e-3)
         remaining = rate * max(0.0, deadline - time.monotonic())
         top = np.sort(root.visits)[-2:]

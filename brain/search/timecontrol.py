@@ -40,18 +40,22 @@ class TimeSettings:
 
     @property
     def has_game_clock(self) -> bool:
-        return self.time_left != UNLIMITED and not (
-            self.timeout_match == 0 and self.time_left >= UNLIMITED
-        )
+        """Whether a game clock runs: time a move leaves unused is kept for later moves."""
+        return self.time_left != UNLIMITED
 
 
 @dataclass(frozen=True)
 class MoveBudget:
     """When to stop thinking: ``soft`` is the engine's target, ``hard`` the last moment
-    the move may be written (both ``time.monotonic()`` seconds)."""
+    the move may be written (both ``time.monotonic()`` seconds).
+
+    ``use_all`` says that time saved by answering early is lost: only a per-move limit
+    applies, no game clock keeps the rest for later moves, so the engine should think to
+    its target even once its choice looks settled."""
 
     soft: float
     hard: float
+    use_all: bool = False
 
     @property
     def instant(self) -> bool:
@@ -99,4 +103,5 @@ def plan_move(settings: TimeSettings, received_at: float, moves_played: int,
         return MoveBudget(received_at + INSTANT_S, received_at + INSTANT_S)
     slack_ms = max(MIN_STOP_SLACK_MS, SLACK_SHARE * usable_ms)
     soft_ms = min(max(share_ms, 0.0), usable_ms - slack_ms)
-    return MoveBudget(received_at + soft_ms / 1000.0, received_at + usable_ms / 1000.0)
+    return MoveBudget(received_at + soft_ms / 1000.0, received_at + usable_ms / 1000.0,
+                      use_all=settings.timeout_turn > 0 and not settings.has_game_clock)
