@@ -37,13 +37,14 @@ class StallingEngine:
         self.name = inner.name
         self.calls = 0
 
-    def choose_move(self, board: Board, deadline: float, stop: threading.Event) -> int:
+    def choose_move(self, board: Board, deadline: float, stop: threading.Event,
+                    use_all: bool = False) -> int:
         self.calls += 1
         if self.calls % 5 == 0:
             raise RuntimeError(f"deliberate failure on call {self.calls}")
         if self.calls % 3 == 0:
             time.sleep(max(0.0, deadline - time.monotonic()) + STALL_S)
-        move = self.inner.choose_move(board, deadline, stop)
+        move = self.inner.choose_move(board, deadline, stop, use_all=use_all)
         if self.calls % 4 == 0:
             time.sleep(STALL_S)
         return move
