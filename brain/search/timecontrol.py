@@ -89,7 +89,7 @@ def plan_move(settings: TimeSettings, received_at: float, moves_played: int,
         return MoveBudget(received_at + INSTANT_S, received_at + INSTANT_S)
     limit_ms = float(settings.timeout_turn) if settings.timeout_turn > 0 else float("inf")
     share_ms = limit_ms
-    if settings.time_left != UNLIMITED:
+    if settings.has_game_clock:
         left = float(settings.time_left)
         limit_ms = min(limit_ms, max(left, 0.0))
         # Expect a good number of further moves; spend a fraction of the clock on this one.
