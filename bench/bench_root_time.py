@@ -11,7 +11,9 @@ one BLAS thread, as the brain sets. A move the root's threat search settles coun
 root's share only.
 
 Run: ``.venv/bin/python bench/bench_root_time.py [SUITE.jsonl | --rapfi-positions 160]
-[--seed 7] [--ms 900] [--config old=root_solver_share=0.15,refute_share=0.3]``
+[--seed 7] [--ms 900] [--config old=root_solver_share=0.15,refute_share=0.3] [--use-all]``
+(``--use-all``: the search thinks to its deadline, as under a per-move limit without a game
+clock; without it, it may stop early as under a game clock).
 """
 
 from __future__ import annotations
@@ -114,7 +116,8 @@ def rapfi_positions(count: int, seed: int) -> list[Board]:
             for record in rng.sample([r for r in records if len(r.moves) >= 14], count)]
 
 
-def run(positions: list[Board], ms: int, name: str, fields: dict[str, str]) -> None:
+def run(positions: list[Board], ms: int, name: str, fields: dict[str, str],
+        use_all: bool) -> None:
     recorder = Recorder()
     playouts, seconds = 0, 0.0
     engine = make_engine("mcts")  # the network and pattern model, loaded once
@@ -126,7 +129,7 @@ def run(positions: list[Board], ms: int, name: str, fields: dict[str, str]) -> N
             engine.new_game()  # each position searched from a fresh tree
             board = position.copy()
             started = time.monotonic()
-            engine.choose_move(board, started + ms / 1000, threading.Event())
+            engine.choose_move(board, started + ms / 1000, threading.Event(), use_all=use_all)
             seconds += time.monotonic() - started
             playouts += engine.search.info.playouts
     print(f"\n{name} ({', '.join(f'{k}={v}' for k, v in fields.items()) or 'shipped'}): "
@@ -155,6 +158,9 @@ def main() -> None:
     parser.add_argument("--ms", type=int, default=900, help="time per move")
     parser.add_argument("--config", action="append", default=[], metavar="NAME=FIELDS",
                         help="a configuration to time besides the shipped one")
+    parser.add_argument("--use-all", action="store_true",
+                        help="think to the deadline, as under a per-move limit without a "
+                             "game clock (the arena's --tc); default: a game clock's early stop")
     args = parser.parse_args()
     if args.rapfi_positions:
         positions = rapfi_positions(args.rapfi_positions, args.seed)
@@ -163,7 +169,7 @@ def main() -> None:
     else:
         parser.error("give a suite file or --rapfi-positions N")
     for name, fields in [("default", {})] + [parse_config(c) for c in args.config]:
-        run(positions, args.ms, name, fields)
+        run(positions, args.ms, name, fields, args.use_all)
 
 
 if __name__ == "__main__":
