@@ -49,7 +49,13 @@ replies off the board or on an occupied square with :class:`IllegalMove`; rule-s
 judgement (fives, renju fouls) is the referee's business, not the client's.
 
 **ERROR/UNKNOWN** where a reply is expected raise :class:`BrainRefused` (Piskvork counts it
-as a loss; GomocupJudge would ignore it and let the clock run out). With
+as a loss; GomocupJudge would ignore it and let the clock run out). The exception is a
+brain's complaint about an ``INFO`` key outside the protocol's standard ones
+(:class:`~protocol.commands.InfoKey`), such as Yixin-Board's ``show_detail``: INFO is never
+answered, but a brain that reads commands word by word (Rapfi) takes an unknown key's value
+for a command and answers ``ERROR Unknown command: 250``. Each such INFO line forgives as
+many ERROR/UNKNOWN lines as its value has words, until the brain's next real reply; they
+are kept in :attr:`BrainProcess.refused_infos`. With
 :attr:`BrainProcess.skip_non_moves` a move request is read as c-gomoku-cli reads it: lines
 that are not a move (ERROR, UNKNOWN, junk) are skipped until a move comes or the time is
 up, which measures the play of engines with protocol quirks rather than the quirks.
@@ -137,6 +143,8 @@ UNLIMITED_TIME_MS: Final = 2147483647
 
 STDERR_LIMIT: Final = 1 << 20
 """Default cap, in bytes, of a brain's stderr log file; the rest is drained and counted."""
+
+_STANDARD_INFO_KEYS: Final = frozenset(key.value for key in InfoKey)
 
 MAX_PENDING_LINES: Final = 10_000
 """stdout lines kept unread at most; a brain writing more between requests loses the excess
@@ -357,6 +365,8 @@ class BrainProcess:
     :ivar width: board width after :meth:`start` (``None`` before).
     :ivar height: board height after :meth:`start`.
     :ivar stale_lines: lines discarded because they arrived outside any request.
+    :ivar refused_infos: ERROR/UNKNOWN lines taken as the brain's answer to an INFO key it
+        does not know (see the module docstring), not as a refusal.
     :ivar dropped_lines: stdout lines lost because too many were pending.
     :ivar stderr_bytes: bytes the brain wrote to stderr (all of them, logged or not).
     :ivar stderr_limit: most bytes of stderr written to the log file.
@@ -396,6 +406,9 @@ class BrainProcess:
         self.height: int | None = None
         self._known: list[Point] | None = None
         self.stale_lines: list[str] = []
+        self.refused_infos: list[str] = []
+        #: ERROR/UNKNOWN lines still forgiven as answers to unknown INFO keys.
+        self._forgiven = 0
         self.dropped_lines = 0
         self.stderr_bytes = 0
         #: Called with every stdout line as it arrives, from the reader thread and with
@@ -675,8 +688,15 @@ class BrainProcess:
     # -- sending and receiving -------------------------------------------------------------
 
     def _write(self, commands: Iterable[Command]) -> float:
-        """Write ``commands`` (CRLF, one flush); returns the time as :meth:`_write_lines`."""
-        return self._write_lines([line for c in commands for line in command_lines(c)])
+        """Write ``commands`` (CRLF, one flush); returns the time as :meth:`_write_lines`.
+
+        INFO lines with a key outside the standard ones make room for the ERROR/UNKNOWN
+        lines a brain may answer them with (see the module docstring)."""
+        commands = list(commands)
+        sent = self._write_lines([line for c in commands for line in command_lines(c)])
+        self._forgiven += sum(max(1, len(c.value.split())) for c in commands
+                              if isinstance(c, Info) and c.key not in _STANDARD_INFO_KEYS)
+        return sent
 
     def _write_lines(self, lines: Sequence[str]) -> float:
         """Write raw ``lines`` (CRLF, one flush) and return the monotonic time just before
@@ -741,6 +761,8 @@ class BrainProcess:
                 reply = parse_reply(text)
                 if isinstance(reply, (MessageReply, DebugReply)):
                     self._messages.append(text)
+                elif self._forgive(reply, text):
+                    continue
                 elif not isinstance(reply, EmptyReply) and not self._is_late_about(reply):
                     self.stale_lines.append(text)
                     if self.merged_stderr:
@@ -748,6 +770,15 @@ class BrainProcess:
                             self.name, text, "wrote a line outside any request (stdout and "
                             "stderr merged, as Piskvork reads them: it would be taken as "
                             "the next reply)")
+
+    def _forgive(self, reply: Reply, text: str) -> bool:
+        """Whether ``reply`` is an ERROR/UNKNOWN still forgiven as the answer to an INFO
+        key the brain does not know (then it is kept in :attr:`refused_infos`)."""
+        if self._forgiven and isinstance(reply, (ErrorReply, UnknownReply)):
+            self._forgiven -= 1
+            self.refused_infos.append(text)
+            return True
+        return False
 
     def _is_late_about(self, reply: Reply) -> bool:
         """Whether ``reply`` is the answer to an ABOUT that timed out (consumed once)."""
@@ -773,10 +804,13 @@ class BrainProcess:
             reply = parse_reply(item.text, about=about)
             if isinstance(reply, (MessageReply, DebugReply)):
                 self._messages.append(item.text)
+            elif self._forgive(reply, item.text):
+                continue
             elif not isinstance(reply, EmptyReply) and (about or not self._is_late_about(reply)):
                 if item.at > deadline:
                     # Queued in time but read late by the reader thread: the stamp counts.
                     raise queue.Empty
+                self._forgiven = 0  # the brain has read every INFO sent before
                 return reply, item
 
     def _await_or_kill(self, sent: float, timeout: float, during: str) -> tuple[Reply, _Line]:
