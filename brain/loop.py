@@ -4,8 +4,10 @@ The reader timestamps every line as it arrives (the move clock starts then) and 
 once ``END`` (no more thinking; exit within :data:`END_GRACE_S`), ``YXSTOP``/``STOP`` and
 ``INFO timeout_turn 0`` (both stop the running search). Everything else, bad input's
 ``ERROR``/``UNKNOWN`` answers included, is queued for the session in order. Only ``END``
-or end of input stops the loop. Nothing but protocol lines reaches the manager: logs go
-where :mod:`brain.logs` routes them.
+or end of input stops the loop, once every command before it is answered: a whole batch
+written at once (``ABOUT``, ``END``) gets its replies, a move request that came with END
+the one-ply choice. Nothing but protocol lines reaches the manager: logs go where
+:mod:`brain.logs` routes them.
 """
 
 from __future__ import annotations
@@ -33,19 +35,46 @@ END_GRACE_S = 0.4
 
 
 class Output:
-    """Writes whole reply lines to stdout, flushed, one writer at a time."""
+    """Writes whole reply lines to stdout, flushed, one writer at a time.
+
+    A manager that has closed its end of the pipe (it went away after END, or died)
+    reads nothing more: the first failed write is logged, the stream is pointed at the
+    null device, and later lines are dropped, so the brain still ends normally.
+    """
 
     def __init__(self, stream: TextIO) -> None:
         self._stream = stream
         self._lock = threading.Lock()
+        self.closed = False
 
     def __call__(self, line: str) -> None:
         # Replies are ASCII; anything else (bad input echoed in an ERROR) is escaped, because
         # stdout may use a code page that cannot encode it (a pipe on Windows: cp1252).
         text = line.encode("ascii", "backslashreplace").decode("ascii")
         with self._lock:
-            self._stream.write(text + "\n")
-            self._stream.flush()
+            if self.closed:
+                return
+            try:
+                self._stream.write(text + "\n")
+                self._stream.flush()
+                return
+            except (ValueError, OSError) as exc:  # BrokenPipeError, or EINVAL on Windows
+                self.closed = True
+                self._detach()
+                failure = exc
+        # Logged outside the lock: a handler that writes MESSAGE lines comes back here.
+        log.info("the manager closed stdout (%s): %r and later lines are dropped",
+                 failure, text)
+
+    def _detach(self) -> None:
+        """Point the stream's descriptor at the null device, so that the unwritten data
+        left in its buffer does not fail again at exit."""
+        try:
+            null = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(null, self._stream.fileno())
+            os.close(null)
+        except (OSError, ValueError):
+            pass  # no descriptor (a test's stream): nothing is flushed at exit
 
 
 class BrainLoop:
@@ -65,6 +94,7 @@ class BrainLoop:
                 return
             command, received_at = item  # type: ignore[misc]
             if isinstance(command, cmd.End):
+                self.session.close()
                 return
             if isinstance(command, str):
                 self.session.write(command)  # an ERROR/UNKNOWN for bad input, in order
@@ -108,7 +138,7 @@ class BrainLoop:
         if command is None:
             return
         if isinstance(command, cmd.End):
-            # Finish what came before END at once (no more thinking), then exit; if that
+            # Answer what came before END at once (no more thinking), then exit; if that
             # takes too long, exit anyway: managers kill the process 0.5 s after END.
             self.session.ending = True
             self.session.stop_search(received_at)

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from brain import __version__
-from brain.analysis import SearchReporter
+from brain.analysis import SearchReporter, announced_keys
 from brain.engine import Engine
 from brain.eval.heuristic import choose_move as quick_move
 from brain.game.board import (
@@ -31,6 +31,7 @@ from brain.game.rules import Rule, UnsupportedRuleError
 from brain.search.timecontrol import MoveBudget, TimeSettings, plan_move
 from protocol import commands as cmd
 from protocol import replies
+from protocol.analysis import EXTENSIONS_KEY
 
 log = logging.getLogger("brain")
 
@@ -75,9 +76,12 @@ class Session:
         self._size: tuple[int, int] | None = None
         self.folder: str | None = None
         self.search = SearchState()
-        #: Set by the reader when END arrives: finish what is queued without thinking and
-        #: write nothing more (a move computed for a TURN before END is not sent).
+        #: Set by the reader when END arrives: what came before it is still answered,
+        #: in order, but without new thinking (a move request gets the one-ply choice,
+        #: a running search stops and gives its move).
         self.ending = False
+        #: Set when the session reaches END itself: from then on nothing is written.
+        self._closed = False
         self._started = time.monotonic() if process_started is None else process_started
         self._first_move = True
         self._stop_requested_at = float("-inf")
@@ -91,11 +95,18 @@ class Session:
         self.reports = SearchReporter(self.write)
         if country:
             self._about["country"] = country
+        if announced_keys(engine):  # managers send our INFO extensions only when listed
+            self._about[EXTENSIONS_KEY] = announced_keys(engine)
 
     def write(self, line: str) -> None:
-        """Send one reply line, unless END has arrived: after END the brain stays silent."""
-        if not self.ending:
+        """Send one reply line, unless the session has reached END (:meth:`close`)."""
+        if not self._closed:
             self._write(line)
+
+    def close(self) -> None:
+        """END reached: every command before it has been answered; write nothing more
+        (a worker thread's late log line included)."""
+        self._closed = True
 
     def stop_search(self, requested_at: float) -> None:
         """Stop thinking now (YXSTOP, END, ``INFO timeout_turn 0``), called from the reader.

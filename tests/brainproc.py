@@ -207,21 +207,23 @@ class BrainProcess:
         return time.monotonic()
 
     def wait_exit(self, timeout: float) -> float:
-        """Wait for the process to exit; return the time from the last send to the exit."""
+        """Wait for the process to exit; return the time from the last send to the exit.
+        Once it has exited, :attr:`transcript` holds every line it wrote."""
         try:
             self.proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             raise AssertionError(
                 f"brain still running {timeout:.2f} s after the last command"
             ) from None
-        return time.monotonic() - self.sent_at
+        elapsed = time.monotonic() - self.sent_at
+        for thread in self._threads:
+            thread.join(timeout=1.0)
+        return elapsed
 
     def end(self, limit: float = 0.5) -> float:
         """Send END (as every manager does) and require a silent exit within ``limit``."""
         sent = self.send("END")
         elapsed = self.wait_exit(limit)
-        for thread in self._threads:
-            thread.join(timeout=1.0)
         late = [line.text for line in self.transcript if line.at >= sent]
         assert not late, f"output after END: {late}"
         return elapsed

@@ -18,6 +18,7 @@ import json
 import os
 import re
 import statistics
+import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -669,24 +670,98 @@ def test_swap2board(spawn: Spawn) -> None:
 
 
 @pytest.mark.parametrize("delay", [0.0, 0.3], ids=["same-write", "mid-search"])
-def test_end_while_thinking_exits_silently(spawn: Spawn, delay: float) -> None:
+def test_end_answers_the_move_it_interrupts_then_exits(spawn: Spawn, delay: float) -> None:
+    # The manager gives up on the move: END arrives while the TURN is being handled. The
+    # TURN is still answered, at once (the one-ply choice, or the search's move when it
+    # had started), and the process exits within the grace time.
     brain = spawn()
     start(brain, "START 15", "INFO timeout_turn 300", f"INFO time_left {UNLIMITED}")
     brain.send("BEGIN")
     ours = brain.read_move(WAIT_S)
     theirs = (7, 8) if ours != (7, 8) else (8, 7)
     brain.send("INFO timeout_turn 20000")
-    # The manager gives up on the move: END arrives while the TURN is being handled.
     if delay:
         brain.send(f"TURN {theirs[0]},{theirs[1]}")
         time.sleep(delay)
         brain.send("END")
     else:
         brain.send(f"TURN {theirs[0]},{theirs[1]}", "END")
+    reply = brain.read_move(END_LIMIT_S)
+    assert reply not in (ours, theirs), reply
     assert brain.wait_exit(END_LIMIT_S) < END_LIMIT_S
-    after = [line.text for line in brain.transcript if line.at >= brain.sent_at - delay]
-    assert not after, f"output after END: {after}"
+    assert brain.transcript[-1].text == f"{reply[0]},{reply[1]}", "output after the move"
     assert brain.proc.returncode == 0
+
+
+#: Whole sessions as one write (``printf '...' | pbrain-zero``, or a manager that writes
+#: ahead), each with the shapes of the replies it must get, in order.
+ABOUT_SHAPE, OK_SHAPE = ABOUT_RE, re.compile("OK")
+ERROR_SHAPE, UNKNOWN_SHAPE = re.compile("ERROR .+"), re.compile("UNKNOWN .+")
+BATCHES = {
+    "about": (["ABOUT", "END"], [ABOUT_SHAPE]),
+    "start-begin": (["START 15", "BEGIN", "END"], [OK_SHAPE, MOVE_RE]),
+    "a-game": (["ABOUT", "START 15", "INFO timeout_turn 20000", "INFO rule 1", "BEGIN",
+                "TURN 0,0", "TAKEBACK 0,0", *board((7, 7, 2)), "RESTART", "NOT A COMMAND",
+                "TURN 99,99", "SWAP2BOARD", "DONE", "END"],
+               [ABOUT_SHAPE, OK_SHAPE, MOVE_RE, MOVE_RE, OK_SHAPE, MOVE_RE, OK_SHAPE,
+                UNKNOWN_SHAPE, ERROR_SHAPE, MOVES_RE]),
+}
+
+
+def assert_replies(lines: list[str], shapes: list[re.Pattern[str]]) -> None:
+    """``lines`` (MESSAGE/DEBUG lines left out) are one reply of each shape, in order."""
+    replies = [line for line in lines if not line.startswith(("MESSAGE ", "DEBUG "))]
+    assert len(replies) == len(shapes), replies
+    for reply, shape in zip(replies, shapes, strict=True):
+        assert shape.fullmatch(reply), (reply, shape.pattern, replies)
+
+
+@pytest.mark.parametrize("batch", list(BATCHES))
+def test_a_batch_piped_in_at_start_is_answered_before_end(batch: str) -> None:
+    # As a user runs it: the whole input in one write, stdin closed after it.
+    lines, shapes = BATCHES[batch]
+    data = b"".join(line.encode() + b"\r\n" for line in lines)
+    begun = time.monotonic()
+    done = subprocess.run([sys.executable, "-m", "brain"], input=data, capture_output=True,
+                          cwd=Path(__file__).resolve().parents[1], timeout=30)
+    elapsed = time.monotonic() - begun
+    assert done.returncode == 0, done
+    assert done.stderr == b""
+    assert done.stdout.endswith(b"\n"), done.stdout
+    assert_replies(done.stdout.decode("ascii").splitlines(), shapes)
+    # start-up, then the answers and the exit within the grace time (no thinking)
+    assert elapsed < START_LIMIT_S + START_CI_SLACK_S + END_LIMIT_S, elapsed
+
+
+@pytest.mark.parametrize("batch", list(BATCHES))
+def test_a_batch_with_end_is_answered_within_the_grace_time(spawn: Spawn, batch: str) -> None:
+    # A brain already running (the manager's pipe stays open): the replies to everything
+    # before END come out in order, moves without thinking, and it exits in time.
+    lines, shapes = BATCHES[batch]
+    brain = spawn()
+    brain.send("ABOUT")
+    assert ABOUT_RE.fullmatch(brain.read_reply(WAIT_S))
+    brain.send(*lines)
+    assert brain.wait_exit(END_LIMIT_S) < END_LIMIT_S
+    assert_replies([line.text for line in brain.transcript[1:]], shapes)
+    assert brain.proc.returncode == 0
+
+
+def test_a_manager_that_closes_stdout_leaves_the_brain_to_end_normally(
+        tmp_path: Path) -> None:
+    # The manager went away (or read its last reply and closed the pipe) while commands
+    # were still pending: the brain drops the replies, logs why, and ends at END.
+    log_file = tmp_path / "brain.log"
+    proc = subprocess.Popen([sys.executable, "-m", "brain", "--log-file", str(log_file)],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, cwd=Path(__file__).resolve().parents[1])
+    assert proc.stdout is not None
+    proc.stdout.close()
+    _, stderr = proc.communicate(b"START 15\r\nBEGIN\r\nTURN 0,0\r\nEND\r\n", timeout=30)
+    log = log_file.read_text()
+    assert proc.returncode == 0, log
+    assert stderr == b""
+    assert "the manager closed stdout" in log and "Traceback" not in log, log
 
 
 def test_end_idle_and_in_a_block(spawn: Spawn) -> None:
