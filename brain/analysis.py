@@ -33,6 +33,12 @@ REALTIME_PERIOD_MS = 500
 MAX_CANDIDATES = 40
 
 
+def announced_keys(engine: Engine) -> str:
+    """The report keys ``engine`` answers, for ABOUT's ``extensions`` (only the tree
+    search reports; '' for the others)."""
+    return f"{SHOW_DETAIL_KEY} {SHOW_ANALYSIS_KEY}" if isinstance(engine, MctsEngine) else ""
+
+
 def analysis_report(info: SearchInfo, done: bool) -> AnalysisReport:
     """:class:`SearchInfo` as the wire's report."""
     ms = round(info.seconds * 1000)

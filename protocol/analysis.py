@@ -1,7 +1,8 @@
 """Search reports a brain writes while it thinks: the Yixin-Board convention and our
 ``ANALYSIS`` extension, both inside ``MESSAGE`` lines that every manager may ignore.
 
-A manager asks for them with INFO lines that brains without the feature ignore:
+A manager asks for them with INFO lines that brains without the feature ignore (or
+answer ``ERROR``: :mod:`protocol.client` forgives that):
 
 ``INFO show_detail N`` (Yixin-Board; Rapfi and Yixin answer it)
     bit 1: ``MESSAGE REALTIME ...`` lines while thinking. The ones read here are
@@ -13,7 +14,10 @@ A manager asks for them with INFO lines that brains without the feature ignore:
 ``INFO show_analysis MS`` (this project's extension)
     every ``MS`` milliseconds of a search (0: never, the default) and once when it ends,
     one ``MESSAGE ANALYSIS ...`` line (:class:`AnalysisReport`) with the candidate moves'
-    visits, winrates and priors, the principal variation and the search's counters.
+    visits, winrates and priors, the principal variation and the search's counters. A
+    manager sends it only to a brain that lists it in its ABOUT answer's ``extensions``
+    (:data:`EXTENSIONS_KEY`, :func:`about_extensions`): a brain that reads commands word
+    by word, such as Rapfi, would take the value for a command.
 
 The ``ANALYSIS`` text is space-separated ``key=value`` tokens; ``move=`` repeats, one per
 candidate, best first; lists inside a value are ``;``-separated::
@@ -29,7 +33,7 @@ the format can grow.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -37,12 +41,14 @@ from protocol.syntax import Point, parse_point
 
 __all__ = [
     "ANALYSIS_WORD",
+    "EXTENSIONS_KEY",
     "REALTIME_WORD",
     "SHOW_ANALYSIS_KEY",
     "SHOW_DETAIL_KEY",
     "AnalysisReport",
     "Candidate",
     "Realtime",
+    "about_extensions",
     "format_analysis",
     "parse_analysis",
     "parse_realtime",
@@ -54,6 +60,10 @@ SHOW_DETAIL_KEY: Final = "show_detail"
 
 SHOW_ANALYSIS_KEY: Final = "show_analysis"
 """Our INFO key: the period in ms of ``MESSAGE ANALYSIS`` lines (0: none)."""
+
+EXTENSIONS_KEY: Final = "extensions"
+"""The ABOUT key in which a brain lists the INFO extension keys it reads, space-separated
+(``extensions="show_detail show_analysis"``)."""
 
 ANALYSIS_WORD: Final = "ANALYSIS"
 REALTIME_WORD: Final = "REALTIME"
@@ -112,6 +122,12 @@ class Realtime:
 
     kind: str
     point: Point | None
+
+
+def about_extensions(fields: Mapping[str, str]) -> frozenset[str]:
+    """The INFO extension keys a brain's ABOUT answer (its ``key="value"`` fields) lists
+    under :data:`EXTENSIONS_KEY`, lower-cased; empty when it lists none."""
+    return frozenset(fields.get(EXTENSIONS_KEY, "").lower().split())
 
 
 def _point_text(point: Sequence[int]) -> str:
