@@ -25,7 +25,8 @@ class Engine(Protocol):
     search in one line (evaluation, depth, nodes, principal variation) or is empty.
     ``best_so_far`` is what a search of ``board`` still running would play now (called
     from another thread when it misses its deadline), or None. ``limit_memory`` passes
-    on the manager's memory limit in bytes (0: none given).
+    on the manager's memory limit in bytes (0: none given) and returns what the limit
+    costs the search, as a phrase for the manager, or None when it costs nothing.
     """
 
     name: str
@@ -39,7 +40,7 @@ class Engine(Protocol):
 
     def new_game(self) -> None: ...
 
-    def limit_memory(self, max_bytes: int) -> None: ...
+    def limit_memory(self, max_bytes: int) -> str | None: ...
 
 
 class HeuristicEngine:
@@ -63,8 +64,9 @@ class HeuristicEngine:
     def new_game(self) -> None:
         """Nothing is kept between games."""
 
-    def limit_memory(self, max_bytes: int) -> None:
+    def limit_memory(self, max_bytes: int) -> str | None:
         """Nothing: the one-ply choice holds no tables."""
+        return None
 
 
 class MctsEngine:
@@ -102,8 +104,17 @@ class MctsEngine:
     def new_game(self) -> None:
         self.search.reset()
 
-    def limit_memory(self, max_bytes: int) -> None:
+    def limit_memory(self, max_bytes: int) -> str | None:
+        from brain.search.mcts import GOMOCUP_MEMORY_BYTES, NODE_BYTES, RESERVED_BYTES
+
         self.search.limit_memory(max_bytes)
+        nodes = self.search.config.max_nodes
+        full = (GOMOCUP_MEMORY_BYTES - RESERVED_BYTES) // NODE_BYTES
+        if nodes >= full:
+            return None
+        return (f"the search's tree is held to {nodes:,} nodes (about {NODE_BYTES:,} bytes "
+                f"each, {RESERVED_BYTES >> 20} MiB kept for the rest of the process), where "
+                f"Gomocup's {GOMOCUP_MEMORY_BYTES >> 20} MiB allows {full:,}")
 
 
 def load_network(weights: Path | None = None) -> Evaluator | None:

@@ -28,6 +28,7 @@ from brain.game.board import (
 )
 from brain.game.forbidden import is_forbidden
 from brain.game.rules import Rule, UnsupportedRuleError
+from brain.memory import resident_bytes
 from brain.search.timecontrol import MoveBudget, TimeSettings, plan_move
 from protocol import commands as cmd
 from protocol import replies
@@ -86,6 +87,9 @@ class Session:
         self._first_move = True
         self._stop_requested_at = float("-inf")
         self._pending_error: str | None = None
+        #: What the last ``INFO max_memory`` costs the search (:meth:`Engine.limit_memory`),
+        #: stated once, at the next move request; None: nothing to state.
+        self._memory_cost: str | None = None
         self._worker: threading.Thread | None = None
         #: Whether the last move came from the engine (not the fallback), so its summary
         #: describes that move.
@@ -215,7 +219,7 @@ class Session:
             if key in ("timeout_turn", "timeout_match", "time_left", "max_memory"):
                 setattr(self.settings, key, command.as_int())
                 if key == "max_memory":
-                    self.engine.limit_memory(self.settings.max_memory)
+                    self._memory_cost = self.engine.limit_memory(self.settings.max_memory)
             elif key == "rule":
                 self._set_rule(command.as_int())
             elif key == "folder":
@@ -303,9 +307,28 @@ class Session:
     def think(self, received_at: float) -> int:
         """Choose a move for the side to move within the budget; never raises. The search
         reports a manager asked for end here, before the move is written."""
+        if self._memory_cost is not None:
+            self._state_memory_limit(self._memory_cost)
+            self._memory_cost = None
         move = self._search(received_at)
         self.reports.end(self.engine, self._searched)
         return move
+
+    def _state_memory_limit(self, cost: str) -> None:
+        """One MESSAGE on a memory limit that cuts the search: the limit, what the process
+        holds before searching (measured now, with the board's tables built), the cost."""
+        limit = self.settings.max_memory
+        held = resident_bytes()
+        if held is None:
+            footprint = "this process's own memory cannot be measured here"
+        else:
+            below = (" (the process alone, before any search, takes most of it)"
+                     if held > limit / 2 else "")
+            footprint = f"this process holds {held / 2**20:.0f} MiB before searching{below}"
+        text = (f"memory: INFO max_memory is {limit / 2**20:.0f} MiB and {footprint}: "
+                f"{cost}; a move stops searching there (docs/brain.md, Memory)")
+        log.info(text)
+        self.write(replies.message(text))
 
     def _search(self, received_at: float) -> int:
         board = self._require_board()

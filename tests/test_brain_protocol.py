@@ -847,6 +847,61 @@ def test_a_long_think_stays_within_the_managers_memory_limit(spawn: Spawn) -> No
     assert brain.end() < END_LIMIT_S
 
 
+#: The process's peak resident set once START has built the board's tables, before any
+#: search (docs/brain.md, Memory: 46-47 MiB measured; 57 MiB before numpy.random was left
+#: out of the play path and the line tables' intermediates were dropped).
+IDLE_FOOTPRINT_MB = 52
+
+
+def test_a_memory_limit_that_cuts_the_tree_is_stated_once(spawn: Spawn) -> None:
+    # c-gomoku-cli's maxmemory=67108864: less than the brain's reserve, so the tree is
+    # held to its floor. The brain says so once, with its measured footprint, keeps
+    # within the limit, and plays on.
+    brain = spawn()
+    start(brain, "START 15", "INFO max_memory 67108864", "INFO timeout_turn 1000",
+          "INFO rule 0")
+    time.sleep(0.5)  # START's tables are built
+    idle = brain.peak_memory_mb()
+    print(f"\npeak memory after START: {idle:.1f} MB")
+    assert idle < IDLE_FOOTPRINT_MB, idle
+    ref = Referee(15)
+    opening = ((7, 7, 2), (8, 8, 1), (6, 9, 2))
+    for x, y, field in opening:
+        ref.play((x, y), field)
+    brain.send(*board(*opening))
+    ours = brain.read_move(1.0 + REPLY_SLACK_S)
+    for _ in range(4):
+        if ref.play(ours, 1):
+            break
+        theirs = ref.reply(ours, 2)
+        if ref.play(theirs, 2):
+            break
+        brain.send(f"TURN {theirs[0]},{theirs[1]}")
+        ours = brain.read_move(1.0 + REPLY_SLACK_S)
+    notes = [line for line in brain.side_lines if "max_memory" in line]
+    assert len(notes) == 1, brain.side_lines
+    match = re.fullmatch(r"MESSAGE memory: INFO max_memory is 64 MiB and this process holds "
+                         r"(\d+) MiB before searching.*: the search's tree is held to 2,000 "
+                         r"nodes .* where Gomocup's 350 MiB allows 129,324; .*", notes[0])
+    assert match is not None, notes[0]
+    assert 20 < int(match.group(1)) < 64, notes[0]
+    searched = [int(n) for line in brain.side_lines for n in re.findall(r" nodes (\d+)", line)]
+    assert searched and max(searched) <= 2_000 + 8, brain.side_lines  # one batch past it
+    peak = brain.peak_memory_mb()
+    print(f"peak memory after {len(searched)} searches under 64 MiB: {peak:.1f} MB")
+    assert peak < 64, peak
+    assert brain.end() < END_LIMIT_S
+
+
+def test_gomocups_memory_limit_costs_nothing_and_is_not_mentioned(spawn: Spawn) -> None:
+    brain = spawn()
+    start(brain, "START 15", "INFO max_memory 367001600", "INFO timeout_turn 300")
+    brain.send(*board((7, 7, 2)))
+    brain.read_move(WAIT_S)
+    assert not any("max_memory" in line for line in brain.side_lines), brain.side_lines
+    assert brain.end() < END_LIMIT_S
+
+
 def test_numpy_runs_one_blas_thread_unless_told_otherwise(spawn: Spawn) -> None:
     # OpenBLAS's worker threads spin; with another process on the second core they cut
     # the network search to a third of its speed, so the brain asks for one thread.

@@ -22,6 +22,7 @@ from arena.rundir import RunDir
 from brain import build_windows
 from brain.build import NAME
 from brain.game.compiled import COMPILED_MODULES
+from tests.brainproc import ABOUT_RE, MOVE_RE
 from tests.system_packages import require_commands
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -97,6 +98,24 @@ def test_exe_passes_the_arena_check_under_wine(windows_build: Path, wine_env: di
                         wine_env, timeout=180)
     assert " 0 failed" in report, report
     assert 'author="Test Builder"' in report and 'country="I' in report
+
+
+def test_exe_answers_a_batch_written_at_once(windows_build: Path,
+                                            wine_env: dict[str, str]) -> None:
+    # ``ABOUT``, a game's start and a move request with END, in one write, stdin closed
+    # after it: every reply before END comes out, then the exe exits. stderr is a pipe:
+    # under wine 8, CPython dies at start-up when its stderr is a regular file.
+    exe = windows_build / "onedir" / NAME / f"{NAME}.exe"
+    done = subprocess.run(["wine", str(exe)], input=b"ABOUT\r\nSTART 15\r\nBEGIN\r\nEND\r\n",
+                          capture_output=True, env=wine_env, timeout=60)
+    assert done.returncode == 0, done
+    assert done.stderr == b"", done.stderr
+    replies = [line for line in done.stdout.decode("ascii").splitlines()
+               if not line.startswith(("MESSAGE ", "DEBUG "))]
+    assert len(replies) == 3, replies
+    assert ABOUT_RE.fullmatch(replies[0]) and 'author="Test Builder"' in replies[0], replies
+    assert replies[1] == "OK", replies
+    assert MOVE_RE.fullmatch(replies[2]), replies
 
 
 def test_exe_plays_the_linux_brain_inside_the_turn_time(windows_build: Path,

@@ -7,8 +7,8 @@ by playing the cell, so the board answers "what does this move make here?" with 
 lookup after each move. Five cells each side are needed, not four: the cell just past a
 five decides whether it is an overline (exact-five rules) or blocked (caro).
 
-The tables are built once per (line rule, colour) with numpy over all 2**20 keys and
-cached in memory; building one takes a fraction of a second.
+The tables are built once per line rule with numpy over all 2**20 keys and cached in
+memory; building one takes a fraction of a second.
 
 The pattern ladder is defined recursively, as in Rapfi: a stone makes a *four* when one
 more stone makes a five through it; a *flex four* (open four) when two cells do; a
@@ -144,11 +144,13 @@ def _run_through_centre(lines: np.ndarray, own: int) -> np.ndarray:
 
 
 @functools.cache
-def _black_tables(rule: LineRule) -> tuple[np.ndarray, np.ndarray]:
-    """Pattern table and double-four-in-one-line table for black under ``rule``."""
+def _black_tables(rule: LineRule) -> tuple[np.ndarray, np.ndarray | None]:
+    """Pattern table for black under ``rule``, and the double-four-in-one-line table for
+    renju black (None for the other rules, which have no use for it)."""
     own = BLACK_CODE
     keys = _reachable_keys()
-    position = np.full(KEY_COUNT, -1, dtype=np.int64)
+    # int32 (132,496 reachable keys): the widest temporary array, half the peak of int64.
+    position = np.full(KEY_COUNT, -1, dtype=np.int32)
     position[keys] = np.arange(len(keys))
     lines = _decode(keys)
     lines[:, HALF] = own
@@ -207,6 +209,8 @@ def _black_tables(rule: LineRule) -> tuple[np.ndarray, np.ndarray]:
 
     full = np.zeros(KEY_COUNT, dtype=np.uint8)
     full[keys] = table
+    if rule is not LineRule.RENJU_BLACK:
+        return full, None
     full_double4 = np.zeros(KEY_COUNT, dtype=bool)
     full_double4[keys] = double4
     return full, full_double4
@@ -227,9 +231,12 @@ def _colour_swap() -> tuple[np.ndarray, np.ndarray]:
     return keys, swapped
 
 
-@functools.cache
 def line_table(rule: LineRule, own: int) -> np.ndarray:
-    """The (KEY_COUNT,) uint8 table of :class:`Pattern` values for ``own`` under ``rule``."""
+    """The (KEY_COUNT,) uint8 table of :class:`Pattern` values for ``own`` under ``rule``.
+
+    White's is made from black's each call (a millisecond), not kept: the board keeps
+    both colours' tables in one array of its own (:mod:`brain.game.board`).
+    """
     table = _black_tables(rule)[0]
     if own == BLACK_CODE:
         return table
@@ -241,7 +248,9 @@ def line_table(rule: LineRule, own: int) -> np.ndarray:
 
 def double_four_table() -> np.ndarray:
     """For renju black: whether a key holds two separate fours in one line (a 4-4)."""
-    return _black_tables(LineRule.RENJU_BLACK)[1]
+    table = _black_tables(LineRule.RENJU_BLACK)[1]
+    assert table is not None  # built for renju black
+    return table
 
 
 @functools.cache

@@ -149,9 +149,10 @@ class AlphaBetaEngine:
         self._table.clear()
         self._game = None
 
-    def limit_memory(self, max_bytes: int) -> None:
+    def limit_memory(self, max_bytes: int) -> str | None:
         """Nothing: its tables are bounded by entry counts (:data:`TABLE_LIMIT`, the
         solver's ``max_entries``), not by the manager's limit."""
+        return None
 
     def summary(self) -> str:
         """The last search in one line (for MESSAGE output; the PV in protocol ``x,y``

@@ -257,7 +257,9 @@ class Mcts:
         self._nodes = 0
         #: Boards reused for the leaves of a batch waiting for the evaluator.
         self._leaves: list[Board] = []
-        self._rng = np.random.default_rng(self.config.seed)
+        #: The root noise's generator, made at the first noise: numpy.random alone holds
+        #: 7 MB, and only self-play uses it.
+        self._rng: np.random.Generator | None = None
         #: Called from the searching thread with :attr:`info` filled in so far, every
         #: :attr:`report_interval` seconds of playouts (a manager watching the search);
         #: ``None``: never, at no cost.
@@ -277,7 +279,7 @@ class Mcts:
         self._root_history = []
         self._nodes = 0
         self.solver.clear()
-        self._rng = np.random.default_rng(self.config.seed)
+        self._rng = None
 
     # -- public search -----------------------------------------------------------------
 
@@ -392,6 +394,8 @@ class Mcts:
         if self.prior_net is not None and not node.refined:
             self._refine(board, node)
         if self.config.dirichlet_alpha > 0 and len(node.moves) > 1:
+            if self._rng is None:
+                self._rng = np.random.default_rng(self.config.seed)
             noise = self._rng.dirichlet([self.config.dirichlet_alpha] * len(node.moves))
             f = self.config.noise_fraction
             node.set_priors((1 - f) * node.priors + f * noise)

@@ -58,8 +58,8 @@ class StallingEngine:
     def new_game(self) -> None:
         self.inner.new_game()
 
-    def limit_memory(self, max_bytes: int) -> None:
-        self.inner.limit_memory(max_bytes)
+    def limit_memory(self, max_bytes: int) -> str | None:
+        return self.inner.limit_memory(max_bytes)
 
 
 _make_engine = brain.engine.make_engine
