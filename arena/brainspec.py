@@ -118,7 +118,8 @@ def builtin_brain(engine: str | None = None, level: int | None = None,
     """This repository's brain (``python -m brain``) with an engine and level.
 
     ``engine=None`` runs the brain's default engine. The name defaults to ``pbrain-zero``
-    for the default engine, else the engine name with ``-L<level>``.
+    for the default engine (named or not: ``builtin:mcts`` is pbrain-zero), else the engine
+    name, with ``-L<level>`` for a level.
     """
     command = [sys.executable, "-m", "brain"]
     if engine is not None:
@@ -126,7 +127,7 @@ def builtin_brain(engine: str | None = None, level: int | None = None,
     if level is not None:
         command += ["--level", str(level)]
     if name is None:
-        name = "pbrain-zero" if engine is None else engine
+        name = "pbrain-zero" if engine in (None, DEFAULT_ENGINE) else engine
         if level is not None:
             name += f"-L{level}"
     root = Path(__file__).resolve().parents[1]

@@ -1,35 +1,48 @@
 """The web board's server and the brain-to-page event stream, with real brain processes.
 
-The search reports are asked for over the protocol (``INFO show_detail``, ``INFO
-show_analysis``) and read from ``MESSAGE`` lines; the board's WebSocket passes them on
-while the brain thinks.
+The search reports are asked for over the protocol (``INFO show_detail`` of every brain,
+``INFO show_analysis`` of brains whose ABOUT lists it) and read from ``MESSAGE`` lines;
+the board's WebSocket passes them on while the brain thinks. ``tests/brains/rapfi_like.py``
+talks as Rapfi does (word by word: an unknown INFO key's value is answered ``ERROR
+Unknown command``; Rapfi's search lines and Yixin-Board's ``REALTIME`` lines).
 """
 
 from __future__ import annotations
 
 import json
+import sys
 import time
 import urllib.request
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 from websockets.sync.client import ClientConnection, connect
 
 from arena.board.app import board_server
+from arena.board.reports import SearchWatch
 from arena.board.server import BoardServer
-from arena.brainspec import builtin_brain
+from arena.brainspec import BrainSpec, builtin_brain, parse_brain
 from arena.records import GameRecord, GameResult, write_psq, write_sgf
 from protocol.analysis import (
     AnalysisReport,
     Candidate,
+    about_extensions,
     format_analysis,
     parse_analysis,
     parse_realtime,
 )
-from protocol.client import BrainProcess
+from protocol.client import BrainProcess, BrainRefused
 from protocol.replies import parse_reply
 from protocol.syntax import Point
+
+RAPFI_LIKE = Path(__file__).resolve().parent / "brains" / "rapfi_like.py"
+
+
+def rapfi_like(*info: tuple[str, str]) -> BrainSpec:
+    """The Rapfi-like test brain, with extra INFO keys for it (as a run's --info gives)."""
+    return parse_brain(f"{sys.executable} {RAPFI_LIKE}", name="rapfi-like", info=info)
 
 #: Black's stones 6,7 7,7 and 8,8 8,9 with white far away: 8,7 is a double three.
 RENJU_DOUBLE_THREE = [(6, 7), (0, 0), (7, 7), (0, 14), (8, 8), (14, 0), (8, 9), (14, 14)]
@@ -49,6 +62,51 @@ def test_analysis_lines_round_trip() -> None:
         parse_analysis("ANALYSIS move=7,7;12")
     assert parse_realtime("REALTIME BEST 3,4").point == Point(3, 4)
     assert parse_realtime("REALTIME REFRESH").kind == "REFRESH"
+
+
+def test_a_brain_lists_the_extensions_it_reads_in_about() -> None:
+    for spec, listed in ((builtin_brain(), {"show_detail", "show_analysis"}),
+                         (builtin_brain("heuristic"), set()), (rapfi_like(), set())):
+        with BrainProcess.spawn(spec.argv(), cwd=spec.cwd) as brain:
+            assert about_extensions(brain.about(timeout=15.0).fields) == listed
+    assert builtin_brain("mcts").name == "pbrain-zero"  # the default engine, named
+
+
+def test_an_error_answer_to_an_unknown_info_is_not_a_refusal() -> None:
+    """Rapfi reads ``250`` of ``INFO show_analysis 250`` as a command and answers
+    ``ERROR Unknown command: 250``: the next move is still read, the line is kept; a real
+    refusal of a move is still one."""
+    spec = rapfi_like()
+    with BrainProcess.spawn(spec.argv(), cwd=spec.cwd) as brain:
+        brain.start(15, timeout_turn_ms=400, info={"show_detail": "1", "show_analysis": "250"})
+        reply = brain.play([(7, 7)], timeout=5.0)  # at once: the ERROR comes after BOARD
+        assert brain.refused_infos == ["ERROR Unknown command: 250"]
+        assert not brain.stale_lines
+        texts = [parse_reply(m).text for m in reply.messages]  # type: ignore[union-attr]
+        assert "Unknown Info Parameter: SHOW_ANALYSIS" in texts
+        assert any(t.startswith("Depth ") for t in texts), texts
+        with pytest.raises(BrainRefused, match="ERROR"):
+            brain.turn([(7, 7), reply.point, reply.point], timeout=5.0)  # an occupied square
+
+
+def test_rapfi_lines_make_a_report() -> None:
+    watch = SearchWatch(15, 15)
+    for line in ("MESSAGE OptiTime 450ms | MaxTime 1000ms", "MESSAGE REALTIME REFRESH",
+                 "MESSAGE REALTIME BEST 8,7", "MESSAGE Depth 3-9 | Eval 200 | Time 31ms | I8 H9 G7",
+                 "MESSAGE REALTIME POS 6,6", "MESSAGE REALTIME LOST 0,0",
+                 "MESSAGE Speed 964K | Depth 3-9 | Eval 200 | Node 30K | Time 40ms",
+                 "DEBUG depth 8, nodes 1234", "ERROR Unknown command: 250", "8,7"):
+        watch.hear(line)
+    report = watch.report(done=True)
+    assert report is not None and report["source"] == "engine" and report["done"]
+    assert report["depth"] == 3 and report["eval"] == "200"
+    assert abs(report["winrate"] - 1 / (1 + 2.718281828 ** -1)) < 1e-3  # Rapfi's scale: 200
+    assert report["pv"] == [[8, 7], [7, 8], [6, 6]] and report["best"] == [8, 7]
+    assert report["lost"] == [[0, 0]] and report["line"].startswith("Speed 964K")
+    heard = [SearchWatch(15, 15).hear(line)[0].value for line in (
+        "MESSAGE OptiTime 450ms", "DEBUG depth 8", "ERROR Unknown command: 250", "7,7")]
+    assert heard == ["message", "message", "nothing", "nothing"]
+    assert SearchWatch(15, 15).report() is None  # a brain that said nothing
 
 
 def _think(info: dict[str, str]) -> tuple[str, ...]:
@@ -160,6 +218,39 @@ def test_two_brains_play_each_other_to_the_end(server: BoardServer) -> None:
                             "turn_ms": 100, "black": "1", "white": "1"}))
         final = _events(ws, lambda e: e["type"] == "state" and e["result"], timeout=60)[-1]
     assert final["result"]["text"].startswith(("black wins", "white wins", "draw"))
+    assert final["result"]["ending"] in ("five", "board full")
+
+
+def test_every_engine_plays_a_rapfi_like_brain_against_pbrain_zero() -> None:
+    """A Rapfi-like brain given an INFO key it does not know (as a run's --info would)
+    plays a whole game against pbrain-zero: its ERROR answer is shown, not a forfeit;
+    pbrain-zero, which lists show_analysis in its ABOUT, gets it and reports visits, the
+    Rapfi-like brain reports its depth and evaluation."""
+    board = board_server([rapfi_like(("hash_size", "64")), builtin_brain()], port=0)
+    board.start()
+    try:
+        with connect(board.url.replace("http", "ws") + "ws") as ws:
+            json.loads(ws.recv(timeout=5))
+            ws.send(json.dumps({"op": "new", "width": 10, "height": 10, "rule": 0,
+                                "turn_ms": 400, "black": "0", "white": "1"}))
+            events = _events(ws, lambda e: e["type"] == "state" and e["result"], timeout=240)
+    finally:
+        board.stop()
+    final = events[-1]
+    assert final["result"]["ending"] in ("five", "board full"), final["result"]
+    reports = {seat: [e["report"] for e in events if e["type"] == "analysis"
+                      and e["seat"] == seat and e["report"]] for seat in ("black", "white")}
+    assert {r["source"] for r in reports["black"]} == {"engine"}
+    assert {r["source"] for r in reports["white"]} == {"analysis"}
+    assert any(r["depth"] and r["eval"] is not None and r["pv"] for r in reports["black"])
+    messages = [e["text"] for e in events if e["type"] == "message"]
+    assert any("ERROR Unknown command: 64 (its answer to an INFO key it does not know; "
+               "ignored)" in m for m in messages), messages
+    assert not [e for e in events if e["type"] == "error"]
+    # Both brains' evaluations go into black's winrate graph.
+    plies = [ply for ply, _ in final["winrates"]]
+    assert any(p % 2 == 0 for p in plies) and any(p % 2 == 1 for p in plies)
+    assert final["search"]["reported"] and final["search"]["move"] == final["moves"][-1]
 
 
 def test_saved_games_load_and_are_analysed(server: BoardServer) -> None:

@@ -1,45 +1,52 @@
 """A game on the web board: a person and brains (or two brains) on one position.
 
 :class:`LiveGame` keeps the position (a :class:`brain.game.board.Board` under the game's
-rule), the seats (``human`` or a brain of the roster), the winrate history and the
-brains' processes. Brains are driven over the protocol only
+rule), the seats (``human`` or a brain of the roster), the winrate history, the newest
+search and the brains' processes. Brains are driven over the protocol only
 (:class:`protocol.client.BrainProcess`), each in its own process, all from one worker
 thread so that requests never overlap; every line a brain writes while it thinks is
-handed to the page at once (:attr:`BrainProcess.listener`): its ``MESSAGE ANALYSIS`` and
-``MESSAGE REALTIME`` reports (:mod:`protocol.analysis`) and its other messages.
+read at once (:attr:`BrainProcess.listener`) into the search's report
+(:class:`arena.board.reports.SearchWatch`: our ``ANALYSIS`` lines, Yixin-Board's
+``REALTIME`` lines, Rapfi's search lines), and its other messages are passed on.
+
+Brains are asked for reports as a Yixin-Board manager asks: ``INFO show_detail 1`` to
+every brain (a brain that does not know it ignores it, or answers ``ERROR``, which the
+client forgives), and our ``INFO show_analysis`` only to a brain whose ABOUT answer lists
+it (:func:`protocol.analysis.about_extensions`): Rapfi would read its value as a command.
 
 Every change is published as an event (a JSON-compatible dict) through ``publish``,
-which is called from any thread: ``state`` (the whole game), ``analysis``,
-``realtime``, ``message`` and ``error``. Methods are thread-safe and never block on a
-brain; they raise :class:`BoardRequestError` for a request the game cannot carry out
-(the message says why, and is shown to the person).
+which is called from any thread: ``state`` (the whole game), ``analysis`` (a search's
+report), ``realtime`` (the analyst's move), ``message`` and ``error``. Methods are
+thread-safe and never block on a brain; they raise :class:`BoardRequestError` for a
+request the game cannot carry out (the message says why, and is shown to the person).
 """
 
 from __future__ import annotations
 
 import contextlib
 import threading
+import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
+from arena.board.reports import Heard, SearchWatch
 from arena.brainspec import BrainSpec
 from brain.game.board import MAX_SIZE, MIN_SIZE, Board, Color, IllegalMoveError
 from brain.game.forbidden import forbidden_kind
 from brain.game.referee import Ending, judge_move
 from brain.game.rules import Rule, UnsupportedRuleError
-from protocol.analysis import (
-    SHOW_ANALYSIS_KEY,
-    SHOW_DETAIL_KEY,
-    AnalysisReport,
-    parse_analysis,
-    parse_realtime,
+from protocol.analysis import SHOW_ANALYSIS_KEY, SHOW_DETAIL_KEY, about_extensions
+from protocol.client import (
+    BrainError,
+    BrainProcess,
+    BrainProtocolError,
+    BrainRefused,
+    BrainTimeout,
 )
-from protocol.client import BrainError, BrainProcess
-from protocol.replies import MessageReply, parse_reply
 
-__all__ = ["HUMAN", "BoardRequestError", "LiveGame", "Setup", "report_json"]
+__all__ = ["HUMAN", "BoardRequestError", "LiveGame", "Setup"]
 
 #: The seat value of a person.
 HUMAN = "human"
@@ -47,8 +54,11 @@ HUMAN = "human"
 REPORT_PERIOD_MS = 250
 #: Extra seconds a brain's move may take beyond the time per move before it loses.
 TOLERANCE_S = 3.0
-#: Seconds a brain gets to answer START.
+#: Seconds a brain gets to answer ABOUT and START (it may be loading a network).
 START_TIMEOUT_S = 15.0
+#: Least seconds between a brain's reply and the next request to it: Rapfi writes its
+#: move before its search has finished and drops a command that arrives in between.
+REPLY_PAUSE_S = 0.03
 
 Publish = Callable[[dict[str, Any]], None]
 
@@ -97,44 +107,48 @@ class Setup:
         return setup
 
 
-def report_json(report: AnalysisReport) -> dict[str, Any]:
-    """An :class:`AnalysisReport` for the page."""
-    total = report.total_visits
-    return {
-        "done": report.done, "time_ms": report.time_ms, "playouts": report.playouts,
-        "nodes": report.nodes, "speed": report.speed, "depth": report.depth,
-        "seldepth": report.seldepth, "winrate": report.winrate,
-        "pv": [list(p) for p in report.pv],
-        "moves": [{"x": c.point.x, "y": c.point.y, "visits": c.visits,
-                   "share": c.visits / total if total else 0.0, "winrate": c.winrate,
-                   "prior": c.prior} for c in report.moves],
-    }
-
-
 @dataclass
 class _Seat:
-    """Who plays a colour (or analyses: the ``analyst`` seat), and its process."""
+    """Who plays a colour (or analyses: the ``analyst`` seat), and its process.
+
+    :ivar extensions: the INFO extension keys its ABOUT answer lists.
+    :ivar replied_at: when its process last answered (``time.monotonic()``).
+    :ivar silent: whether its last search reported nothing (``None``: not known yet).
+    """
 
     role: str
     brain: int | None = None
     process: BrainProcess | None = None
     started: tuple[int, int, int, int] | None = None  # width, height, rule, turn_ms
+    extensions: frozenset[str] = frozenset()
+    replied_at: float = 0.0
+    silent: bool | None = None
 
 
 @dataclass
 class _Result:
     winner: Color | None
     text: str
+    #: How it ended: an :class:`~brain.game.referee.Ending` value (``five``...) or
+    #: ``fault`` (a brain's illegal move, crash or timeout).
+    ending: str = "fault"
 
 
 @dataclass
 class _Game:
     setup: Setup
     board: Board
+    #: Games started on this board so far, this one included (the page's game id).
+    number: int = 0
     moves: list[tuple[int, int]] = field(default_factory=list)
     result: _Result | None = None
     #: Black's winrate by ply (the number of stones when the brain thought).
     winrates: dict[int, float] = field(default_factory=dict)
+    #: The newest search of a colour's brain in this game, as the page shows it:
+    #: ``seat``, ``brain``, ``ply``, ``report`` (or None), and once it has played ``ms``,
+    #: ``move`` and ``reported`` (whether it reported anything); ``silent`` while it
+    #: thinks: whether its previous search reported nothing.
+    search: dict[str, Any] | None = None
 
 
 class LiveGame:
@@ -152,6 +166,9 @@ class LiveGame:
         #: Which seat is thinking (None: none), and the game generation it thinks for.
         self._thinking: str | None = None
         self._epoch = 0
+        #: The search each seat's brain is on now; its lines go there (None: dropped).
+        self._watches: dict[str, SearchWatch | None] = {}
+        self._games = 1
         self._game = self._fresh(Setup(black=HUMAN, white="0" if self.roster else HUMAN))
         self._apply_seats(self._game.setup)
 
@@ -170,22 +187,25 @@ class LiveGame:
                              if forbidden_kind(board, int(c)) is not None]
             result = None if game.result is None else {
                 "winner": None if game.result.winner is None else game.result.winner.name.lower(),
-                "text": game.result.text}
+                "text": game.result.text, "ending": game.result.ending}
             return {
-                "type": "state", "width": setup.width, "height": setup.height,
-                "rule": setup.rule, "turn_ms": setup.turn_ms,
+                "type": "state", "game": game.number, "width": setup.width,
+                "height": setup.height, "rule": setup.rule, "turn_ms": setup.turn_ms,
                 "moves": [list(m) for m in game.moves],
                 "to_move": board.to_move.name.lower(),
                 "seats": {"black": setup.black, "white": setup.white},
                 "brains": self.names, "thinking": self._thinking, "result": result,
                 "forbidden": forbidden,
                 "winrates": sorted([ply, rate] for ply, rate in game.winrates.items()),
+                "search": game.search,
             }
 
     def new_game(self, setup: Setup) -> None:
         """Start ``setup``'s game (a thinking brain is stopped first)."""
         game = self._fresh(setup)
         with self._lock:
+            self._games += 1
+            game.number = self._games
             self._epoch += 1
             self._interrupt()
             self._game = game
@@ -206,7 +226,9 @@ class LiveGame:
             if game.result is not None:
                 raise BoardRequestError("the game is over: start a new game or undo")
             if self._thinking is not None or self._seat_of(colour) != HUMAN:
-                raise BoardRequestError("it is the brain's turn")
+                brain = self.names[int(self._seat_of(colour))] \
+                    if self._seat_of(colour) != HUMAN else "the analysing brain"
+                raise BoardRequestError(f"not your turn: {brain} is to move")
             self._place(x, y, refuse_foul=True)
         self._changed()
 
@@ -224,6 +246,8 @@ class LiveGame:
             taken = [self._take_last()]
             while game.moves and humans and game.board.to_move.name.lower() not in humans:
                 taken.append(self._take_last())
+            if game.search is not None and game.search["ply"] >= len(game.moves):
+                game.search = None  # a search of a position no longer on the board
             self._epoch += 1
             epoch = self._epoch
         self._worker.submit(self._takeback, taken, epoch)
@@ -262,6 +286,7 @@ class LiveGame:
                 self._close(seat)
                 seat.brain = brain
             self._thinking = "analyst"
+            self._watches["analyst"] = SearchWatch(width, height)
             epoch = self._epoch
         self._changed()
         self._worker.submit(self._think, "analyst", position, (width, height, rule, turn_ms),
@@ -271,6 +296,7 @@ class LiveGame:
         """End every brain process."""
         with self._lock:
             self._epoch += 1
+            self._watches.clear()
             for seat in self._seats.values():
                 self._close(seat)
         self._worker.shutdown(wait=False, cancel_futures=True)
@@ -287,7 +313,8 @@ class LiveGame:
                 raise BoardRequestError(f"bad starting position: {exc}") from None
             game.moves.append((x, y))
             if verdict is not None:
-                game.result = _Result(verdict.winner, verdict.describe())
+                game.result = _Result(verdict.winner, verdict.describe(),
+                                      verdict.ending.value)
         return game
 
     def _seat_of(self, colour: str) -> str:
@@ -301,7 +328,7 @@ class LiveGame:
             wanted = None if side == HUMAN else int(side)
             if seat.brain != wanted:
                 self._close(seat)
-                seat.brain = wanted
+                seat.brain, seat.silent = wanted, None
 
     def _place(self, x: int, y: int, *, refuse_foul: bool) -> None:
         """Play the side to move's stone (lock held) and judge it."""
@@ -323,7 +350,7 @@ class LiveGame:
             text = verdict.describe()
             if verdict.ending is Ending.FORBIDDEN:
                 text += f" at {x},{y}"
-            game.result = _Result(verdict.winner, text)
+            game.result = _Result(verdict.winner, text, verdict.ending.value)
 
     def _take_last(self) -> tuple[int, int]:
         game = self._game
@@ -344,48 +371,84 @@ class LiveGame:
                 self._thinking = colour
                 epoch = self._epoch
                 setup = game.setup
+                seat = self._seats[colour]
+                self._watches[colour] = SearchWatch(setup.width, setup.height)
+                game.search = {"seat": colour, "brain": self.names[seat.brain or 0],
+                               "ply": len(game.moves), "report": None,
+                               "silent": seat.silent}
                 self._worker.submit(self._think, colour, list(game.moves),
                                     (setup.width, setup.height, setup.rule, setup.turn_ms),
                                     epoch)
             self._publish(self.state())  # under the lock: states go out in order
 
     def _interrupt(self) -> None:
-        """Stop a thinking brain (lock held): its process is ended, a new one starts at
-        its next move (the protocol has no portable way to cancel a move)."""
+        """Stop a thinking brain (lock held): its process is ended (from another thread:
+        its reader may be waiting for this lock), a new one starts at its next move (the
+        protocol has no portable way to cancel a move); its lines are dropped from now."""
         if self._thinking is not None:
             seat = self._seats[self._thinking]
+            self._watches[self._thinking] = None
             if seat.process is not None:
-                seat.process.kill()
+                process, seat.process, seat.started = seat.process, None, None
+                threading.Thread(target=process.kill, daemon=True).start()
             self._thinking = None
 
     # -- brains (worker thread) ----------------------------------------------------------
 
     def _process(self, seat: _Seat, settings: tuple[int, int, int, int]) -> BrainProcess:
-        """The seat's brain, spawned and started for ``settings`` if not yet."""
-        if seat.process is not None and not seat.process.alive:
-            seat.process, seat.started = None, None
-        if seat.process is None:
+        """The seat's brain, spawned and started for ``settings`` if not yet (a process
+        taken from the seat meanwhile, by a new game, fails its next request)."""
+        process = seat.process
+        if process is not None and not process.alive:
+            process = seat.process = seat.started = None
+        if process is None:
             assert seat.brain is not None
             spec = self.roster[seat.brain]
             process = BrainProcess.spawn(spec.argv(), cwd=spec.cwd, name=self.names[seat.brain])
-            process.listener = self._listener(seat.role)
             seat.process = process
+            process.listener = self._listener(seat.role, process)
+            seat.extensions = self._extensions(process)
+            seat.replied_at = time.monotonic()
         if seat.started != settings:
             width, height, rule, turn_ms = settings
-            info = {SHOW_DETAIL_KEY: "1", SHOW_ANALYSIS_KEY: str(REPORT_PERIOD_MS)}
+            info = {SHOW_DETAIL_KEY: "1"}
+            if SHOW_ANALYSIS_KEY in seat.extensions:
+                info[SHOW_ANALYSIS_KEY] = str(REPORT_PERIOD_MS)
             assert seat.brain is not None
             info.update(dict(self.roster[seat.brain].info))
-            seat.process.start(width, height, rule=rule, timeout_turn_ms=turn_ms,
-                               timeout_match_ms=0, info=info, timeout=START_TIMEOUT_S)
+            self._pause(seat)
+            process.start(width, height, rule=rule, timeout_turn_ms=turn_ms,
+                          timeout_match_ms=0, info=info, timeout=START_TIMEOUT_S)
+            seat.replied_at = time.monotonic()
             seat.started = settings
-        return seat.process
+        return process
+
+    @staticmethod
+    def _extensions(process: BrainProcess) -> frozenset[str]:
+        """The INFO extension keys a brain lists in its ABOUT answer (none when it gives
+        no such answer in time: it keeps running, the late answer is skipped)."""
+        try:
+            return about_extensions(process.about(timeout=START_TIMEOUT_S).fields)
+        except (BrainTimeout, BrainRefused, BrainProtocolError):
+            return frozenset()
+
+    @staticmethod
+    def _pause(seat: _Seat) -> None:
+        time.sleep(max(0.0, seat.replied_at + REPLY_PAUSE_S - time.monotonic()))
 
     def _think(self, role: str, moves: list[tuple[int, int]],
                settings: tuple[int, int, int, int], epoch: int) -> None:
         seat = self._seats[role]
         try:
             process = self._process(seat, settings)
+            refused = len(process.refused_infos)
+            self._pause(seat)
+            with self._lock:
+                watch = self._watches.get(role)
+                if watch is not None:
+                    watch.started = time.monotonic()  # the move's time starts now
             reply = process.play(moves, timeout=settings[3] / 1000 + TOLERANCE_S)
+            seat.replied_at = time.monotonic()
         except BrainError as exc:
             self._brain_failed(role, epoch, exc)
             return
@@ -396,11 +459,29 @@ class LiveGame:
             if epoch != self._epoch:
                 return  # the game changed while it thought
             self._thinking = None
+            for line in process.refused_infos[refused:]:
+                self._publish({"type": "message", "seat": role,
+                               "text": f"{line} (its answer to an INFO key it does not "
+                                       "know; ignored)"})
+            watch = self._watches.pop(role, None)
+            report = None if watch is None else watch.report(done=True)
+            ply = len(self._game.moves)
+            if report is not None:
+                self._publish({"type": "analysis", "seat": role, "ply": ply,
+                               "game": self._game.number, "report": report})
             if role == "analyst":
                 self._publish({"type": "realtime", "seat": role, "kind": "MOVE",
                                "x": reply.point.x, "y": reply.point.y})
                 self._publish(self.state())
                 return
+            seat.silent = report is None
+            self._game.search = {
+                "seat": role, "brain": self.names[seat.brain or 0], "ply": ply,
+                "report": report, "ms": round(reply.elapsed_ms), "move": [*reply.point],
+                "reported": report is not None}
+            if report is not None and report["winrate"] is not None:
+                rate = report["winrate"]
+                self._game.winrates[ply] = rate if role == "black" else 1.0 - rate
             try:
                 self._place(reply.point.x, reply.point.y, refuse_foul=False)
             except BoardRequestError as exc:
@@ -414,6 +495,7 @@ class LiveGame:
             if epoch != self._epoch:
                 return  # killed on purpose (new game, undo, swap)
             self._thinking = None
+            self._watches.pop(role, None)
             seat = self._seats[role]
             self._close(seat)
             if role != "analyst":
@@ -435,41 +517,38 @@ class LiveGame:
                 with contextlib.suppress(BrainError):
                     process.takeback(x, y)
 
-    def _listener(self, role: str) -> Callable[[str], None]:
-        """Hands a brain's report lines to the page as they arrive."""
+    def _listener(self, role: str, process: BrainProcess) -> Callable[[str], None]:
+        """Reads a brain's lines into its search's report and passes its messages on, as
+        they arrive (lines of a process no longer in its seat are dropped)."""
 
         def hear(line: str) -> None:
-            reply = parse_reply(line)
-            if not isinstance(reply, MessageReply):
-                return
-            try:
-                report = parse_analysis(reply.text)
-            except ValueError as exc:
-                self._publish({"type": "message", "seat": role, "text": f"{exc}"})
-                return
-            if report is not None:
-                self._analysed(role, report)
-                return
-            realtime = parse_realtime(reply.text)
-            if realtime is not None:
-                event: dict[str, Any] = {"type": "realtime", "seat": role,
-                                         "kind": realtime.kind}
-                if realtime.point is not None:
-                    event.update(x=realtime.point.x, y=realtime.point.y)
-                self._publish(event)
-                return
-            self._publish({"type": "message", "seat": role, "text": reply.text})
+            with self._lock:
+                seat = self._seats[role]
+                watch = self._watches.get(role)
+                if seat.process is not process:
+                    return
+                if watch is None:  # between two searches: only messages
+                    watch = SearchWatch(self._game.setup.width, self._game.setup.height)
+                try:
+                    heard, text = watch.hear(line)
+                except ValueError as exc:
+                    heard, text = Heard.MESSAGE, str(exc)
+                if heard is Heard.MESSAGE:
+                    self._publish({"type": "message", "seat": role, "text": text})
+                elif heard is Heard.REPORT and watch is self._watches.get(role):
+                    self._reported(role, watch)
 
         return hear
 
-    def _analysed(self, role: str, report: AnalysisReport) -> None:
-        with self._lock:
-            ply = len(self._game.moves)
-            if report.done and role in ("black", "white") and report.winrate is not None:
-                rate = report.winrate if role == "black" else 1.0 - report.winrate
-                self._game.winrates[ply] = rate
-        self._publish({"type": "analysis", "seat": role, "ply": ply,
-                       "report": report_json(report)})
+    def _reported(self, role: str, watch: SearchWatch) -> None:
+        """Publish a search's report after a line changed it (lock held)."""
+        game = self._game
+        report = watch.report()
+        ply = len(game.moves)
+        if role != "analyst" and game.search is not None and game.search["ply"] == ply:
+            game.search["report"] = report
+        self._publish({"type": "analysis", "seat": role, "ply": ply, "game": game.number,
+                       "report": report})
 
     @staticmethod
     def _close(seat: _Seat) -> None:

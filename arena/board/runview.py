@@ -19,7 +19,7 @@ from arena.report import build_report
 from arena.rundir import RunDir
 from arena.stats import Sprt
 
-__all__ = ["Loader", "RunView", "live_games", "read_run_games"]
+__all__ = ["Loader", "RunView", "game_number", "live_games", "read_run_games"]
 
 #: Reads the games to show: (records, brain names in order or None, SPRT or None).
 Loader = Callable[[], tuple[list[GameRecord], list[str] | None, Sprt | None]]
@@ -54,9 +54,18 @@ def _offsets(text: str, width: int, height: int) -> list[list[int]]:
     return [[cx + numbers[i], cy + numbers[i + 1]] for i in range(0, len(numbers) - 1, 2)]
 
 
+def game_number(record: GameRecord, index: int) -> int:
+    """The number a game is shown with: its place in the run's schedule from 1 (its
+    ``game`` tag), the same while it is played and once finished; a game from elsewhere
+    is numbered by its ``index`` in the list, from 1."""
+    tag = record.tags.get("game", "")
+    return int(tag) + 1 if tag.isdigit() else index + 1
+
+
 def live_games(events: Path, width: int, height: int) -> list[dict[str, Any]]:
     """Games started and not yet ended in an ``events.jsonl``, with their stones so far
-    (a run interrupted mid-game leaves such games: a later ``run_start`` clears them)."""
+    (a run interrupted mid-game leaves such games: a later ``run_start`` clears them).
+    ``number`` is the game's place in the schedule from 1, as :func:`game_number`."""
     games: dict[int, dict[str, Any]] = {}
     if not events.is_file():
         return []
@@ -71,7 +80,8 @@ def live_games(events: Path, width: int, height: int) -> list[dict[str, Any]]:
                 games.clear()
             elif kind == "game_start":
                 games[event["game"]] = {
-                    "game": event["game"], "black": event["black"], "white": event["white"],
+                    "game": event["game"], "number": event["game"] + 1,
+                    "black": event["black"], "white": event["white"],
                     "moves": _offsets(event.get("opening", ""), width, height),
                     "width": width, "height": height}
             elif kind == "move" and event.get("game") in games:
@@ -151,7 +161,9 @@ class RunView:
             "report": report.to_json() if report is not None else None,
             "names": names or ([p.name for p in report.players] if report else []),
             "crosstable": crosstable,
-            "games": [{"id": i, "black": r.black, "white": r.white, "result": r.result.value,
+            # A run's games keep their schedule's numbers; others are numbered in order.
+            "games": [{"id": i, "number": game_number(r, i) if self.run else i + 1,
+                       "black": r.black, "white": r.white, "result": r.result.value,
                        "reason": r.reason, "moves": len(r.moves)}
                       for i, r in enumerate(records)],
             "live": live, "llr": history,

@@ -48,10 +48,10 @@ RUN_POLL_S = 1.0
 
 def parse_game_file(name: str, text: str, rule: int = 0) -> list[GameRecord]:
     """The games in a file's text, by its name's suffix: ``.sgf``, ``.psq`` (``rule``:
-    PSQ does not store it) or ``.jsonl``/``.json`` (arena records, one per line).
+    PSQ does not store it) or ``.jsonl`` (arena records, one per line).
 
     :raises RecordFormatError: an unknown suffix or a malformed file (the message says
-        which).
+        which, and what the viewer opens).
     """
     suffix = Path(name).suffix.lower()
     if suffix == ".sgf":
@@ -65,9 +65,15 @@ def parse_game_file(name: str, text: str, rule: int = 0) -> list[GameRecord]:
             # A position or an unfinished game: still worth stepping through.
             return [parse_psq(text, rule=rule, source=name, result=GameResult.DRAW,
                               reason="unfinished (no result in the file)")]
-    if suffix in (".jsonl", ".json"):
+    if suffix == ".jsonl":
         return [GameRecord.from_json(line) for line in text.splitlines() if line.strip()]
-    raise RecordFormatError(f"{name}: open a .sgf, .psq or arena .jsonl file")
+    if suffix == ".json":
+        raise RecordFormatError(
+            f"{name} is no game file: the viewer opens games, as .sgf, .psq or an arena "
+            "run's games.jsonl (a run's results.json holds its standings: open the "
+            "games.jsonl beside it, or the run with arena board --open RUN)")
+    raise RecordFormatError(f"{name}: the viewer opens games, as .sgf, .psq or an arena "
+                            "run's games.jsonl")
 
 
 class Hub:
