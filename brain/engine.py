@@ -112,9 +112,10 @@ class MctsEngine:
         full = (GOMOCUP_MEMORY_BYTES - RESERVED_BYTES) // NODE_BYTES
         if nodes >= full:
             return None
-        return (f"the search's tree is held to {nodes:,} nodes (about {NODE_BYTES:,} bytes "
-                f"each, {RESERVED_BYTES >> 20} MiB kept for the rest of the process), where "
-                f"Gomocup's {GOMOCUP_MEMORY_BYTES >> 20} MiB allows {full:,}")
+        return (f"the search's tree is held to {nodes:,} nodes (it counts {NODE_BYTES:,} "
+                f"bytes a node and sets {RESERVED_BYTES >> 20} MiB aside for the rest of the "
+                f"process and the threat solver's tables), where Gomocup's "
+                f"{GOMOCUP_MEMORY_BYTES >> 20} MiB allows {full:,}")
 
 
 def load_network(weights: Path | None = None) -> Evaluator | None:

@@ -326,7 +326,8 @@ class Session:
                      if held > limit / 2 else "")
             footprint = f"this process holds {held / 2**20:.0f} MiB before searching{below}"
         text = (f"memory: INFO max_memory is {limit / 2**20:.0f} MiB and {footprint}: "
-                f"{cost}; a move stops searching there (docs/brain.md, Memory)")
+                f"{cost}; a search that reaches it plays its best move then (docs/brain.md, "
+                f"Memory)")
         log.info(text)
         self.write(replies.message(text))
 
