@@ -15,8 +15,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from brain.game.openings import Opening, random_opening_stream
+from driver.teacher import Teacher
 from protocol.syntax import Point
-from protocol.teacher import Teacher
 
 
 class BalanceError(RuntimeError):
@@ -52,7 +52,7 @@ def balanced_openings(judge: Teacher, width: int, height: int, rule: int, *,
     :raises ValueError: ``balance`` outside [0, 0.5), or openings that cannot be drawn.
     :raises BalanceError: the judge gave no evaluation for the first openings (it does
         not report one), or ``max_judged`` openings were judged (the message says how
-        many were kept); a :class:`protocol.teacher.TeacherError` if it fails.
+        many were kept); a :class:`driver.teacher.TeacherError` if it fails.
     """
     if not 0 <= balance < 0.5:
         raise ValueError(f"balance {balance:g}: give a winrate distance from even, "

@@ -17,7 +17,7 @@ from enum import StrEnum
 from tabulate import tabulate
 
 from arena.brainspec import BrainSpec
-from protocol.client import BrainError, BrainProcess, BrainTimeout
+from driver.client import BrainError, BrainProcess, BrainTimeout
 from protocol.replies import ErrorReply, MoveReply, OkReply, Reply, UnknownReply
 
 __all__ = ["Check", "Outcome", "render_checks", "run_checks"]

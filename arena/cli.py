@@ -41,7 +41,7 @@ from arena.tournament import RunOptions, Tournament, TournamentConfig, Tournamen
 from brain.game.openings import OpeningFileError, OpeningFormat, load_openings, random_openings
 from brain.game.rules import Rule, UnsupportedRuleError
 from brain.resources import shared_data_dir
-from protocol.teacher import Teacher, TeacherConfig, TeacherError
+from driver.teacher import Teacher, TeacherConfig, TeacherError
 
 if TYPE_CHECKING:
     from arena.board.server import BoardServer

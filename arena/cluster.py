@@ -61,7 +61,7 @@ from arena.tournament import TournamentError, probe_names, spawn_brain
 from brain.cluster import RayConnection, connect, import_ray, project_dir
 from brain.game.compiled import fresh_env
 from brain.game.openings import Opening
-from protocol.client import BrainProcess
+from driver.client import BrainProcess
 
 __all__ = ["MAX_ATTEMPTS", "MAX_SHIP_BYTES", "RayVenue", "game_cpus"]
 

@@ -2,7 +2,7 @@
 
 :func:`play_game` starts both brains (``START``/``RECTSTART`` and the INFO settings),
 places the opening, asks the side to move for each move with
-:meth:`protocol.client.BrainProcess.play` and adjudicates with
+:meth:`driver.client.BrainProcess.play` and adjudicates with
 :func:`brain.game.referee.judge_move` (five by the rule, renju foul by black, full board, move
 limit) plus the brain faults below. The result is a :class:`~arena.records.GameRecord`.
 
@@ -37,7 +37,7 @@ from brain.game.board import Board, Color
 from brain.game.openings import Opening
 from brain.game.referee import Ending, judge_move
 from brain.game.rules import Rule
-from protocol.client import (
+from driver.client import (
     UNLIMITED_TIME_MS,
     BrainError,
     BrainProcess,
@@ -145,7 +145,7 @@ class GameSettings:
         GomocupJudge does, so that no brain thinks on its opponent's time (POSIX).
     :ivar merge_stderr: read each brain's stderr and stdout as one pipe, as Piskvork does:
         any line that is not a reply, MESSAGE or DEBUG (a log line, a traceback) is a bad
-        reply (see :mod:`protocol.client`).
+        reply (see :mod:`driver.client`).
     :ivar skip_non_moves: while waiting for a move, skip lines that are not one (ERROR,
         UNKNOWN, junk) as c-gomoku-cli does, instead of counting them as a loss as Piskvork
         does; each skipped line is kept in the move's event.

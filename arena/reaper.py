@@ -1,7 +1,7 @@
 """``python -m arena.reaper``: ends the brains of a process that died without ending them.
 
 A cluster node plays games in a Ray worker process, which starts every brain in a session of
-its own (:class:`protocol.client.BrainProcess`). If the worker is killed (``ray.cancel``, a
+its own (:class:`driver.client.BrainProcess`). If the worker is killed (``ray.cancel``, a
 node shutting down, the out-of-memory killer, a test), nothing would end those brains, and a
 brain frozen with SIGSTOP between its moves would never even see its pipes close. So the
 worker starts one reaper (:class:`Reaper`) with a pipe on its stdin and tells it each
@@ -23,7 +23,7 @@ import sys
 import threading
 from typing import IO
 
-from protocol.client import session_pids
+from driver.client import session_pids
 
 __all__ = ["Reaper", "kill_session", "main"]
 

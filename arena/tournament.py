@@ -48,7 +48,7 @@ from arena.stats import Sprt, SprtState
 from brain.game.openings import Opening
 from brain.game.rules import Rule
 from brain.game.symmetry import Symmetry
-from protocol.client import BrainError, BrainProcess, BrainTimeout
+from driver.client import BrainError, BrainProcess, BrainTimeout
 
 __all__ = [
     "GameVenue",

@@ -33,8 +33,8 @@ from tabulate import tabulate
 from arena.brainspec import BrainSpecError, parse_brain
 from brain.game.board import Board
 from brain.game.rules import Rule
+from driver.teacher import Teacher, TeacherConfig
 from protocol.syntax import Point
-from protocol.teacher import Teacher, TeacherConfig
 
 
 @dataclass(frozen=True)

@@ -34,8 +34,8 @@ from arena.rundir import RunDir
 from brain.game.board import Board
 from brain.game.rules import Rule
 from brain.search.solver import Status, ThreatSolver
+from driver.teacher import Teacher, TeacherConfig
 from protocol.syntax import Point
-from protocol.teacher import Teacher, TeacherConfig
 
 
 @dataclass(frozen=True)

@@ -38,8 +38,8 @@ from brain.game.board import Board
 from brain.game.patterns import Threat
 from brain.search.mcts import MctsConfig
 from brain.search.solver import Status, solve_vct
+from driver.teacher import Teacher, TeacherConfig, TeacherError
 from protocol.syntax import Point
-from protocol.teacher import Teacher, TeacherConfig, TeacherError
 
 #: Move classes, strongest first, as printed in the lines.
 KINDS = ("5", "4", "3", "p", "q")

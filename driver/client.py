@@ -5,7 +5,7 @@ session so that the whole process tree can be killed), speaks the protocol to it
 every failure into a typed :class:`BrainError`. It is synchronous and, like python-chess's
 ``SimpleEngine``, meant to be used as a context manager::
 
-    from protocol.client import BrainProcess
+    from driver.client import BrainProcess
 
     with BrainProcess.spawn(["./pbrain-foo"], cwd="brains/foo") as brain:
         about = brain.about()                        # optional; never hangs

@@ -1,5 +1,5 @@
 """A teacher: any Gomocup brain, run as a subprocess and asked for its move in positions,
-with its judgement of them (:mod:`protocol.judgement`). The teacher pipeline
+with its judgement of them (:mod:`driver.judgement`). The teacher pipeline
 (:mod:`brain.train.teach`) labels training positions with it, ``arena openings``
 (:mod:`arena.balance`) judges openings.
 
@@ -29,9 +29,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from protocol.client import BrainError, BrainProcess, BrainProtocolError
+from driver.client import BrainError, BrainProcess, BrainProtocolError
+from driver.judgement import RAPFI_SCALE, Judgement, read_judgement
 from protocol.commands import Board, Field, Stone, command_lines
-from protocol.judgement import RAPFI_SCALE, Judgement, read_judgement
 from protocol.replies import MoveReply
 from protocol.syntax import Point
 

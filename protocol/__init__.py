@@ -26,19 +26,14 @@ Manager side (writes commands, reads replies)::
     match parse_reply(read_line()):
         case MoveReply(x, y): ...
 
-Manager side, with a live brain process (:mod:`protocol.client`, loaded on first use)::
-
-    from protocol import BrainProcess
-
-    with BrainProcess.spawn(["./pbrain-foo"]) as brain:
-        brain.start(15, rule=0, timeout_turn_ms=1000)
-        move = brain.play([(7, 7)], time_left_ms=60000, timeout=2.0).point
+Running a brain process (spawning it, timing its replies, killing it) is not part of the
+wire format: see :mod:`driver.client`.
 
 Modules: :mod:`protocol.syntax` (lines, limits, :class:`Point`, integer syntax),
 :mod:`protocol.commands` (manager-to-brain), :mod:`protocol.replies` (brain-to-manager),
-:mod:`protocol.errors` (exceptions), :mod:`protocol.client` (brain processes). Each module
-docstring states its tolerance and strictness rules. The "pos" notation (``h8``) is not part
-of this package.
+:mod:`protocol.analysis` (search reports in MESSAGE lines), :mod:`protocol.errors`
+(exceptions). Each module docstring states its tolerance and strictness rules. The "pos"
+notation (``h8``) is not part of this package.
 """
 
 from protocol.commands import (
@@ -116,14 +111,6 @@ __all__ = [
     "AboutReply",
     "Begin",
     "Board",
-    "BrainClosed",
-    "BrainCrashed",
-    "BrainError",
-    "BrainProcess",
-    "BrainProtocolError",
-    "BrainRefused",
-    "BrainStartError",
-    "BrainTimeout",
     "Command",
     "CommandReader",
     "DebugReply",
@@ -131,7 +118,6 @@ __all__ = [
     "End",
     "ErrorReply",
     "Field",
-    "IllegalMove",
     "Info",
     "InfoKey",
     "JunkReply",
@@ -139,7 +125,6 @@ __all__ = [
     "MalformedCommand",
     "MessageReply",
     "MoveReply",
-    "MoveResult",
     "MovesReply",
     "OkReply",
     "Play",
@@ -174,28 +159,3 @@ __all__ = [
     "strip_line_ending",
     "unknown",
 ]
-
-_CLIENT_NAMES = frozenset(
-    {
-        "BrainClosed",
-        "BrainCrashed",
-        "BrainError",
-        "BrainProcess",
-        "BrainProtocolError",
-        "BrainRefused",
-        "BrainStartError",
-        "BrainTimeout",
-        "IllegalMove",
-        "MoveResult",
-    }
-)
-
-
-def __getattr__(name: str) -> object:
-    """Load the manager-side client (:mod:`protocol.client`) on first use, so that a brain
-    importing this package does not pay for ``subprocess`` and threads at start-up."""
-    if name in _CLIENT_NAMES:
-        from protocol import client
-
-        return getattr(client, name)
-    raise AttributeError(f"module 'protocol' has no attribute {name!r}")

@@ -2,7 +2,7 @@
 ``ANALYSIS`` extension, both inside ``MESSAGE`` lines that every manager may ignore.
 
 A manager asks for them with INFO lines that brains without the feature ignore (or
-answer ``ERROR``: :mod:`protocol.client` forgives that):
+answer ``ERROR``: :mod:`driver.client` forgives that):
 
 ``INFO show_detail N`` (Yixin-Board; Rapfi and Yixin answer it)
     bit 1: ``MESSAGE REALTIME ...`` lines while thinking. The ones read here are

@@ -20,8 +20,8 @@ from arena.records import GameRecord, GameResult, append_jsonl
 from arena.report import build_report
 from arena.stats import Pentanomial, Sprt, fit_bradley_terry, pentanomial_elo
 from brain.game.openings import load_openings
+from driver.teacher import ANALYSIS_INFO, Teacher, TeacherConfig
 from protocol.syntax import Point
-from protocol.teacher import ANALYSIS_INFO, Teacher, TeacherConfig
 
 ROOT = Path(__file__).resolve().parents[1]
 FAULTY = Path(__file__).parent / "brains" / "faulty.py"

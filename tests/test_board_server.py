@@ -25,6 +25,7 @@ from arena.board.reports import SearchWatch
 from arena.board.server import BoardServer
 from arena.brainspec import BrainSpec, builtin_brain, parse_brain
 from arena.records import GameRecord, GameResult, write_psq, write_sgf
+from driver.client import BrainProcess, BrainRefused
 from protocol.analysis import (
     AnalysisReport,
     Candidate,
@@ -33,7 +34,6 @@ from protocol.analysis import (
     parse_analysis,
     parse_realtime,
 )
-from protocol.client import BrainProcess, BrainRefused
 from protocol.replies import parse_reply
 from protocol.syntax import Point
 

@@ -1,4 +1,4 @@
-"""protocol.client.BrainProcess against real subprocesses: our brain and faulty test brains."""
+"""driver.client.BrainProcess against real subprocesses: our brain and faulty test brains."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from protocol.client import (
+from driver.client import (
     BrainClosed,
     BrainCrashed,
     BrainProcess,

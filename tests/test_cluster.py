@@ -28,7 +28,7 @@ from brain.train.selfplay import (
     generate,
     record_games,
 )
-from protocol.client import session_pids
+from driver.client import session_pids
 
 ROOT = Path(__file__).resolve().parents[1]
 FAULTY = Path(__file__).parent / "brains" / "faulty.py"

@@ -3,8 +3,10 @@
 Every ``import`` statement counts, the ones inside functions included: a lazy import is
 still an arrow in the design. The layers, bottom up: ``brain.game`` (the rules),
 ``brain.eval`` (evaluators), ``brain.search`` (searches), the brain process itself, and
-``brain.train`` (torch). ``protocol`` stands alone; ``arena`` runs brains as processes and
-uses the game core to referee them, never an evaluator or a search.
+``brain.train`` (torch). ``protocol`` (the wire format) stands alone; ``driver`` (running
+engines as processes, a teacher, their judgement) uses only the wire format, and both
+``arena`` and ``brain.train`` may use it; ``arena`` runs brains through it and uses the game
+core to referee them, never an evaluator or a search.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("brain", "protocol", "arena")
+PACKAGES = ("brain", "protocol", "driver", "arena")
 #: Modules that import nothing of the project and serve every layer and the arena.
 BASE = ("brain", "brain.resources", "brain.catalog", "brain.cluster")
 
@@ -79,20 +81,22 @@ def allowed(source: str) -> tuple[str, ...]:
     if within(source, "brain.search"):
         return ("brain.game", "brain.eval", "brain.search")
     if within(source, "brain.train"):
-        # Everything of the brain, and the wire format (the teacher pipeline drives
-        # other brains over it); never the arena.
-        return ("brain", "protocol")
+        # Everything of the brain, and the engine driver (the teacher pipeline drives
+        # other brains); never the arena.
+        return ("brain", "protocol", "driver")
     if within(source, "brain"):
         return ("brain", "protocol")  # the process; brain.train is checked separately
     if within(source, "protocol"):
         return ("protocol",)
+    if within(source, "driver"):
+        return ("driver", "protocol")
     if within(source, "arena"):
-        return ("arena", "brain.game", *BASE, "protocol")
+        return ("arena", "brain.game", *BASE, "protocol", "driver")
     raise AssertionError(f"no layer for {source}")
 
 
 def test_every_module_is_in_a_layer() -> None:
-    expected = {"brain.game", "brain.eval", "brain.search", "brain.train"}
+    expected = {"brain.game", "brain.eval", "brain.search", "brain.train", "driver"}
     assert expected <= set(GRAPH), "a layer package is missing"
     for source in GRAPH:
         allowed(source)

@@ -43,9 +43,9 @@ from brain.train.teachdata import (
     teacher_samplers,
     value_target,
 )
-from protocol.judgement import read_judgement
+from driver.judgement import read_judgement
+from driver.teacher import ANALYSIS_INFO, Teacher, TeacherConfig
 from protocol.syntax import Point
-from protocol.teacher import ANALYSIS_INFO, Teacher, TeacherConfig
 
 ROOT = Path(__file__).resolve().parents[1]
 ALPHABETA = (sys.executable, "-m", "brain", "--engine", "alphabeta", "--level", "1")

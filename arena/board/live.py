@@ -3,7 +3,7 @@
 :class:`LiveGame` keeps the position (a :class:`brain.game.board.Board` under the game's
 rule), the seats (``human`` or a brain of the roster), the winrate history, the newest
 search and the brains' processes. Brains are driven over the protocol only
-(:class:`protocol.client.BrainProcess`), each in its own process, all from one worker
+(:class:`driver.client.BrainProcess`), each in its own process, all from one worker
 thread so that requests never overlap; every line a brain writes while it thinks is
 read at once (:attr:`BrainProcess.listener`) into the search's report
 (:class:`arena.board.reports.SearchWatch`: our ``ANALYSIS`` lines, Yixin-Board's
@@ -37,14 +37,14 @@ from brain.game.board import MAX_SIZE, MIN_SIZE, Board, Color, IllegalMoveError
 from brain.game.forbidden import forbidden_kind
 from brain.game.referee import Ending, judge_move
 from brain.game.rules import Rule, UnsupportedRuleError
-from protocol.analysis import SHOW_ANALYSIS_KEY, SHOW_DETAIL_KEY, about_extensions
-from protocol.client import (
+from driver.client import (
     BrainError,
     BrainProcess,
     BrainProtocolError,
     BrainRefused,
     BrainTimeout,
 )
+from protocol.analysis import SHOW_ANALYSIS_KEY, SHOW_DETAIL_KEY, about_extensions
 
 __all__ = ["HUMAN", "BoardRequestError", "LiveGame", "Setup"]
 

@@ -8,7 +8,7 @@ Brains report their search in ``MESSAGE`` lines of three kinds, all understood h
 * Yixin-Board's ``REALTIME`` lines (:func:`protocol.analysis.parse_realtime`): the move
   the search would play now (``BEST``) and the moves it proved lost (``LOST``);
 * Rapfi's search lines (``Depth 13-20 | Eval 665 | Time 107ms | I8 G8 H7``, read by
-  :func:`protocol.judgement.read_judgement`): depth, evaluation (a winrate by Rapfi's
+  :func:`driver.judgement.read_judgement`): depth, evaluation (a winrate by Rapfi's
   own scale, or a proven win or loss) and principal variation.
 
 :class:`SearchWatch` follows one search: :meth:`SearchWatch.hear` takes each line as it
@@ -24,8 +24,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from driver.judgement import Judgement, read_judgement
 from protocol.analysis import AnalysisReport, parse_analysis, parse_realtime
-from protocol.judgement import Judgement, read_judgement
 from protocol.replies import DebugReply, MessageReply, parse_reply
 from protocol.syntax import Point
 

@@ -76,8 +76,8 @@ from brain.train.selfplay import (
     play_game,
 )
 from brain.train.teachdata import NO_OUTCOME, LabelledPosition, ShardStore, position_key
+from driver.teacher import Label, Teacher, TeacherConfig, TeacherError
 from protocol.syntax import Point
-from protocol.teacher import Label, Teacher, TeacherConfig, TeacherError
 
 log = logging.getLogger("brain.train.teach")
 
