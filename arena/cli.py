@@ -415,15 +415,18 @@ def _play_run(args: argparse.Namespace, cluster: RayVenue | None) -> int:
         if args.brains:
             raise CliError("--resume DIR takes the run's settings from DIR: give no brains")
         out = RunDir(args.resume)
+        resuming = True
         tournament = Tournament.resume(out, options)
     else:
         out = RunDir(args.out or Path("arena-runs") / datetime.now().strftime("%Y%m%d-%H%M%S"))
+        resuming = out.exists()
         tournament = Tournament.open(_config(args), out, options)
     config = tournament.config
     if cluster is not None and args.concurrency is None:
         options = tournament.options = replace(options,
                                                concurrency=cluster.slots(config.settings))
-    print(f"arena: {len(config.brains)} brains ({', '.join(tournament.names)}), "
+    print(f"arena: {'resuming the run: ' if resuming else ''}"
+          f"{len(config.brains)} brains ({', '.join(tournament.names)}), "
           f"{len(tournament.schedule)} pairs, {config.settings.width}x"
           f"{config.settings.height} rule {int(config.settings.rule)}, "
           f"{config.settings.time.describe()}, {options.concurrency} at once; "

@@ -28,7 +28,8 @@ def bar(done: int, total: int, width: int = BAR_WIDTH) -> str:
 
 
 class Progress:
-    """Rewrites one status line (``\\r``) after every game; silent when not ``enabled``.
+    """Rewrites one status line (``\\r``) when the run starts (:meth:`start`) and after
+    every game; silent when not ``enabled``.
 
     The ETA extrapolates this session's pace (games finished per second) to the games
     still to play.
@@ -44,6 +45,15 @@ class Progress:
         self._session_done = 0
         self._width = 0
 
+    def start(self) -> None:
+        """Draw the line before the first game ends: what is done (a resumed run's
+        games) and what is being played."""
+        if not self.enabled:
+            return
+        doing = (f"resuming: {self.done} games already played" if self.done
+                 else "playing the first games")
+        self._draw(f"{self._count()} | {doing}")
+
     def game_done(self, report: Report) -> None:
         """Count one finished game and redraw the line with ``report``'s standings."""
         self.done += 1
@@ -58,11 +68,17 @@ class Progress:
             + (f" ({p.elo:+.0f})" if p.elo is not None else "")
             for p in report.players[:4]
         )
-        line = (f"{bar(self.done, self.total)} {self.done}/{self.total} "
-                f"{100 * self.done / max(1, self.total):.0f}% "
-                f"{_clock(elapsed)} ETA {_clock(eta)} | {leaders}")
+        line = f"{self._count()} {_clock(elapsed)} ETA {_clock(eta)} | {leaders}"
         if report.sprt_result is not None:
             line += f" | LLR {report.sprt_result.llr:.2f}"
+        self._draw(line)
+
+    def _count(self) -> str:
+        """``[####----] 12/48 25%``: the games done."""
+        return (f"{bar(self.done, self.total)} {self.done}/{self.total} "
+                f"{100 * self.done / max(1, self.total):.0f}%")
+
+    def _draw(self, line: str) -> None:
         padding = max(0, self._width - len(line))
         self._width = len(line)
         self._stream.write("\r" + line + " " * padding)

@@ -430,6 +430,7 @@ class Tournament:
         remaining = sum(g not in self._records for job in pending for g in job.game_ids())
         progress = Progress(len(self._records) + remaining, len(self._records),
                             enabled=self.options.progress)
+        progress.start()
         self.out.event("run_start", brains=self.names, games_done=len(self._records),
                        games_left=remaining, concurrency=self.options.concurrency,
                        resumed=bool(self._records))

@@ -1,5 +1,6 @@
 """``arena run`` in a terminal, as a person meets it (a real pseudo-terminal, pexpect):
-a progress bar with live standings, and Ctrl-C that stops cleanly and resumes."""
+a progress bar from the start and then with live standings, and Ctrl-C that stops
+cleanly and resumes, saying so."""
 
 from __future__ import annotations
 
@@ -24,7 +25,9 @@ def test_progress_bar_then_ctrl_c_then_resume(tmp_path: Path) -> None:
                          "--out", str(out)],
         cwd=str(ROOT), encoding="utf-8", timeout=60, dimensions=(24, 160))
     try:
-        # the bar redraws after each game, with the standings of both brains
+        # the bar shows before the first game ends, then redraws after each game with
+        # the standings of both brains
+        child.expect(r"\[-{20}\] 0/8 0% \| playing the first games")
         child.expect(r"\[#*-*\] 2/8 25% [0-9:]+ ETA [0-9:]+ \| (alpha|beta) [0-9.]+/2")
         time.sleep(0.3)  # into the third game
         child.sendintr()
@@ -47,6 +50,9 @@ def test_progress_bar_then_ctrl_c_then_resume(tmp_path: Path) -> None:
     resumed = pexpect.spawn(sys.executable, ["-m", "arena", "run", "--resume", str(out)],
                             cwd=str(ROOT), encoding="utf-8", timeout=120)
     try:
+        resumed.expect("arena: resuming the run: 2 brains")
+        resumed.expect(rf"{len(recorded)}/{GAMES} \d+% \| resuming: {len(recorded)} games "
+                       "already played")
         resumed.expect(rf"\[#{{20}}\] {GAMES}/{GAMES} 100%")
         resumed.expect(pexpect.EOF)
     finally:
