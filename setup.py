@@ -1,4 +1,4 @@
-"""Build step of ``pip install``: compile the search core (see ``brain/native.py``).
+"""Build step of ``pip install``: compile the search core (see ``brain/build/extensions.py``).
 
 Everything else about the package is declared in ``pyproject.toml``.
 """
@@ -9,6 +9,6 @@ from pathlib import Path
 from setuptools import setup
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from brain.native import extensions
+from brain.build.extensions import extensions
 
 setup(ext_modules=extensions(Path("build") / "cython"))

@@ -59,8 +59,8 @@ from arena.records import GameRecord
 from arena.rundir import RunDir
 from arena.tournament import TournamentError, probe_names, spawn_brain
 from brain.cluster import RayConnection, connect, import_ray, project_dir
-from brain.game.compiled import fresh_env
 from brain.game.openings import Opening
+from brain.native import fresh_env
 from driver.client import BrainProcess
 
 __all__ = ["MAX_ATTEMPTS", "MAX_SHIP_BYTES", "RayVenue", "game_cpus"]

@@ -174,7 +174,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=1.0,
                         help="time per measurement (and per MCTS position)")
     args = parser.parse_args()
-    from brain.game.compiled import core_status
+    from brain.native import core_status
 
     print(f"this tree: {core_status()}", flush=True)
     columns: dict[str, dict[str, float]] = {}

@@ -21,3 +21,9 @@ quickly.
 """
 
 __version__ = "0.1.0"
+
+from brain import native as _native
+
+# Before any module of the package loads: each compiled module of the search core is
+# imported as its extension where it is built and fresh, else as Python (brain.native).
+_native.install()

@@ -81,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     import gc
     import logging
 
-    from brain.game.compiled import core_status
+    from brain.native import core_status
 
     logging.getLogger("brain").info(core_status())
 

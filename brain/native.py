@@ -1,9 +1,10 @@
-"""Which modules of the search core are compiled, and which form of them is imported.
+"""The compiled search core: which modules are compiled, and which form of them is imported.
 
-The hot modules (:data:`COMPILED_MODULES`) are ordinary Python files written in Cython's
-pure-Python mode: they run as they are, and ``pip install`` also compiles each to a C
-extension placed next to it (``board.cpython-311-x86_64-linux-gnu.so``), which Python
-prefers. This module decides between the two forms at import time:
+The hot modules (:data:`COMPILED_MODULES`, the one list of them) are ordinary Python
+files written in Cython's pure-Python mode: they run as they are, and ``pip install``
+also compiles each to a C extension placed next to it
+(``board.cpython-311-x86_64-linux-gnu.so``), which Python prefers. This module decides
+between the two forms at import time:
 
 * the extension when it exists and is not older than its ``.py`` (a stale one, left
   behind by an edit of the source, would run old code: rerun ``pip install -e .``);
@@ -12,13 +13,14 @@ prefers. This module decides between the two forms at import time:
   (to compare the two, or to debug the Python).
 
 A copy of the checkout that did not keep the files' times (a Ray job's working directory,
-:mod:`brain.cluster`) cannot tell a stale extension by them: the process that made the
+:mod:`driver.cluster`) cannot tell a stale extension by them: the process that made the
 copy sets ``PBRAIN_COMPILED_FRESH=1`` (:func:`fresh_env`) when its own extensions were
 fresh, and the copy then takes them.
 
-A frozen build ships only the extensions, and they are used. Importing this module (the
-``brain.game`` and ``brain.search`` packages do) installs the choice; :func:`core_status`
-says what was chosen, for the brain's log.
+A frozen build ships only the extensions, and they are used. The ``brain`` package
+installs the choice (:func:`install`) before any of its modules is imported;
+:func:`core_status` says what was chosen, for the brain's log. How the extensions are
+built: :mod:`brain.build.extensions`.
 """
 
 from __future__ import annotations
@@ -42,6 +44,11 @@ COMPILED_MODULES = (
     "brain.search.mcts",
     "brain.eval.patternscore",
 )
+#: Compiled modules whose Python annotations must not become C types (Cython reads
+#: ``float`` as a C double, and ``float | None`` then rejects None): their typed code
+#: declares its C types with ``cython.locals`` / ``cython.declare`` instead.
+PYTHON_ANNOTATIONS = ("brain.game.forbidden", "brain.game.tactics", "brain.search.solver",
+                      "brain.search.mcts")
 #: Set to ``1`` to import the Python form of every compiled module.
 PURE_ENV = "PBRAIN_PURE_PYTHON"
 #: Set to ``1`` where file times say nothing: every extension present is taken as fresh.
@@ -62,7 +69,7 @@ def _extension(folder: Path, leaf: str) -> Path | None:
 
 
 #: The folder holding the ``brain`` package.
-_ROOT = Path(__file__).resolve().parents[2]
+_ROOT = Path(__file__).resolve().parents[1]
 
 
 def choose(name: str, folder: Path) -> tuple[Path | None, str]:
@@ -140,6 +147,3 @@ def core_status() -> str:
     return (f"search core running as pure Python, {len(pure)} of {len(reasons)} modules: "
             f"{', '.join(sorted(set(pure)))} (several times slower; reinstall with a C "
             "compiler such as gcc to compile it)")
-
-
-install()

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from brain import build
-from brain.game.compiled import COMPILED_MODULES
+from brain.build import bundle as build
+from brain.native import COMPILED_MODULES
 
 
 def test_arguments_exclude_torch_and_ship_the_weights() -> None:

@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 
 from arena.rundir import RunDir
-from brain import build_windows
-from brain.build import NAME
-from brain.game.compiled import COMPILED_MODULES
+from brain.build import windows as build_windows
+from brain.build.bundle import NAME
+from brain.native import COMPILED_MODULES
 from tests.brainproc import ABOUT_RE, MOVE_RE
 from tests.system_packages import require_commands
 

@@ -291,7 +291,7 @@ def test_reinforcement_on_the_cluster_plays_the_self_play_games_of_a_local_run(
 
 
 def test_the_nodes_run_the_search_core_the_driver_runs(cluster: Cluster) -> None:
-    from brain.game.compiled import core_status
+    from brain.native import core_status
 
     # The shipped copy loses the files' times; the driver vouches for its extensions.
     with connect_cluster(cluster.address):

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from brain.game import compiled
+from brain import native as compiled
 
 ROOT = Path(__file__).resolve().parents[1]
 

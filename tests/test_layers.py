@@ -22,7 +22,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("brain", "protocol", "driver", "arena")
 #: Modules that import nothing of the project and serve every layer and the arena.
-BASE = ("brain", "brain.resources", "brain.catalog", "brain.cluster")
+BASE = ("brain", "brain.resources", "brain.catalog", "brain.cluster", "brain.native")
 
 
 def module_name(path: Path) -> str:
@@ -72,6 +72,8 @@ GRAPH = project_imports()
 
 def allowed(source: str) -> tuple[str, ...]:
     """The project modules (prefixes) ``source`` may import."""
+    if source == "brain":
+        return ("brain.native",)  # the package installs the compiled core's chooser
     if source in BASE:
         return ()
     if within(source, "brain.game"):

@@ -14,7 +14,7 @@
 The build excludes torch and the training package: the play path runs the network with
 numpy. On Windows it makes ``pbrain-zero.exe``; on Linux, ``--target windows`` makes the
 same Windows build under ``dist/windows/`` by running this module in a Windows Python
-under wine (:mod:`brain.build_windows`; needs wine and mingw-w64).
+under wine (:mod:`brain.build.windows`; needs wine and mingw-w64).
 """
 
 from __future__ import annotations
@@ -33,11 +33,11 @@ from pathlib import Path
 from brain import __version__
 from brain.eval.network import DEFAULT_WEIGHTS_NAME
 from brain.eval.patternmodel import DEFAULT_PATTERN_MODEL_NAME
-from brain.game.compiled import COMPILED_MODULES, core_status
-from brain.native import source_path
+from brain.build.extensions import source_path
+from brain.native import COMPILED_MODULES, core_status
 from brain.resources import ABOUT_FILE
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 NAME = "pbrain-zero"
 #: Modules the brain never needs at play time; excluding them keeps the archive small.
 EXCLUDED_MODULES = (
@@ -220,23 +220,23 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _cross_build(args: argparse.Namespace) -> int:
-    """``--target windows`` on another system: :func:`brain.build_windows.build_windows`
+    """``--target windows`` on another system: :func:`brain.build.windows.build_windows`
     runs this module's :func:`main` again in a Windows Python under wine."""
-    from brain import build_windows
+    from brain.build import windows
 
     options = ["--mode", args.mode]
     for flag, value in (("--author", args.author), ("--country", args.country)):
         if value:
             options += [flag, value]
-    for module in (*build_windows.WINDOWS_EXCLUDES, *args.exclude):
+    for module in (*windows.WINDOWS_EXCLUDES, *args.exclude):
         options += ["--exclude", module]
     try:
-        dist = build_windows.build_windows(
+        dist = windows.build_windows(
             options, args.dist or ROOT / "dist" / "windows",
             args.work or ROOT / "build" / "windows",
-            args.cache or build_windows.default_cache(),
+            args.cache or windows.default_cache(),
             log=lambda line: print(line, file=sys.stderr, flush=True))
-    except build_windows.WindowsBuildError as exc:
+    except windows.WindowsBuildError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     for path in (dist / "onedir" / NAME / f"{NAME}.exe", dist / "onefile" / f"{NAME}.exe",
@@ -245,6 +245,3 @@ def _cross_build(args: argparse.Namespace) -> int:
             print(f"{path} ({path.stat().st_size / 1e6:.1f} MB)")
     return 0
 
-
-if __name__ == "__main__":
-    sys.exit(main())

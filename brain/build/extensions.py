@@ -1,5 +1,5 @@
 """Compiling the search core: the C that Cython generates from the pure-Python-mode
-modules of :data:`brain.game.compiled.COMPILED_MODULES`, and their extensions.
+modules of :data:`brain.native.COMPILED_MODULES`, and their extensions.
 
 ``setup.py`` builds the extensions with :func:`extensions` at every ``pip install``
 (editable installs place them next to their ``.py`` files). A cross build (the Windows
@@ -14,20 +14,15 @@ from __future__ import annotations
 import contextlib
 from pathlib import Path
 
-from brain.game.compiled import COMPILED_MODULES
+from brain.native import COMPILED_MODULES, PYTHON_ANNOTATIONS
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 #: C compiler flags of the shipped extensions (gcc and mingw-w64 alike).
 COMPILE_FLAGS = ("-O2",)
 #: Cython compiler directives of every compiled module. Bounds checks and negative
 #: indices stay on (they also govern lists indexed by C integers); the typed loops turn
 #: them off where they are proven in bounds.
 DIRECTIVES = {"language_level": 3}
-#: Modules whose Python annotations must not become C types (Cython reads ``float`` as a
-#: C double, and ``float | None`` then rejects None): their typed code declares its C
-#: types with ``cython.locals`` / ``cython.declare`` instead.
-PYTHON_ANNOTATIONS = ("brain.game.forbidden", "brain.game.tactics", "brain.search.solver",
-                      "brain.search.mcts")
 
 
 def source_path(module: str) -> Path:

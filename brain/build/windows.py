@@ -9,7 +9,7 @@ and checked by its SHA-256 (:data:`RUNTIME`, :data:`DEVKIT`, :data:`WHEELS`); th
    PyInstaller and numpy into it (:func:`prepare_runtime`; once per set of pins);
 3. create a 64-bit wine prefix (once);
 4. copy the ``brain`` package and the weights into the work folder, have Cython write the
-   C of the search core there (:func:`brain.native.generate_c`) and compile each module to
+   C of the search core there (:func:`brain.build.extensions.generate_c`) and compile each module to
    a ``.pyd`` with mingw-w64 (:func:`compile_core`; each result is cached by the hash of
    its C file, flags and compiler);
 5. run the project's own ``brain.build`` in that Windows Python, under wine, on the copy
@@ -39,10 +39,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from brain.game.compiled import COMPILED_MODULES, FRESH_ENV
-from brain.native import COMPILE_FLAGS
+from brain.build.extensions import COMPILE_FLAGS
+from brain.native import COMPILED_MODULES, FRESH_ENV
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @dataclass(frozen=True)
@@ -90,7 +90,7 @@ WHEELS = (
 #: pip's options that select Windows x86-64 CPython 3.11 wheels.
 WINDOWS_PLATFORM = ("--platform", "win_amd64", "--python-version", "3.11",
                     "--implementation", "cp", "--abi", "cp311", "--only-binary=:all:")
-#: Modules the Windows build leaves out on top of ``brain.build.EXCLUDED_MODULES``, each
+#: Modules the Windows build leaves out on top of ``brain.build.bundle.EXCLUDED_MODULES``, each
 #: tested with whole games under wine: imported lazily (numpy's fft, polynomial, ma;
 #: urllib.request, ftplib and tarfile by numpy's data sources and shutil) or never at play
 #: time (setuptools' distutils hack; unicodedata, 1.1 MB, for ``\\N{}`` escapes and IDNA).
@@ -272,11 +272,11 @@ def stage(work: Path) -> Path:
 def compile_core(source: Path, devkit: Path, cache: Path, log: Log) -> list[Path]:
     """Compile the search core of the copy in ``source`` to ``.pyd`` files next to its
     modules: Cython writes the C here, mingw-w64 compiles it for Windows x86-64 with
-    :data:`brain.native.COMPILE_FLAGS`. Returns the ``.pyd`` files."""
+    :data:`brain.build.extensions.COMPILE_FLAGS`. Returns the ``.pyd`` files."""
     c_folder = source.parent / "c"
     shutil.rmtree(c_folder, ignore_errors=True)
     generate = ("import sys; sys.path.insert(0, sys.argv[1]); from pathlib import Path; "
-                "from brain.native import generate_c; generate_c(Path(sys.argv[2]))")
+                "from brain.build.extensions import generate_c; generate_c(Path(sys.argv[2]))")
     run_logged([sys.executable, "-c", generate, str(source), str(c_folder)], cwd=source,
                log=log, what="cythonize")
     compiler = "x86_64-w64-mingw32-gcc-win32"
@@ -311,14 +311,14 @@ def windows_path(path: Path) -> str:
 
 def freeze(source: Path, runtime: Path, prefix: Path, build_args: Sequence[str],
            log: Log) -> None:
-    """Run ``brain.build`` of the copy in ``source`` with ``build_args`` in the Windows
+    """Run ``brain.build.bundle`` of the copy in ``source`` with ``build_args`` in the Windows
     Python under wine (paths in ``build_args`` must be Windows paths)."""
     # The ._pth file keeps the checkout off sys.path: the command puts it there itself.
-    code = ("import sys; sys.path.insert(0, sys.argv.pop(1)); from brain.build import main; "
+    code = ("import sys; sys.path.insert(0, sys.argv.pop(1)); from brain.build.bundle import main; "
             "sys.exit(main(sys.argv[1:]))")
     env = {**wine_env(prefix), FRESH_ENV: "1"}  # the .pyd files were compiled just now
     run_logged(["wine", str(runtime / "python.exe"), "-c", code, windows_path(source),
-                *build_args], cwd=source, env=env, log=log, what="brain.build under wine")
+                *build_args], cwd=source, env=env, log=log, what="brain.build.bundle under wine")
 
 
 def run_logged(argv: Sequence[str], *, log: Log, what: str, cwd: Path | None = None,

@@ -9,5 +9,3 @@ May import: ``brain.game``, ``brain.resources`` (where weights live), numpy. Nev
 ``brain.search`` (the search calls evaluators, not the other way round), never torch
 (this layer is on the play path; training lives in ``brain.train``).
 """
-
-import brain.game.compiled  # noqa: F401  (chooses compiled or pure modules)

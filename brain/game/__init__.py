@@ -9,5 +9,3 @@ May import: numpy and the standard library, and other modules of this package. N
 ``brain.eval``, ``brain.search``, the protocol loop, ``protocol`` or ``arena``: everything
 else builds on this layer, and the arena uses it to referee games.
 """
-
-from brain.game import compiled as _compiled  # noqa: F401  (chooses compiled or pure modules)

@@ -7,5 +7,3 @@ game's time into move budgets (``timecontrol``).
 May import: ``brain.game``, ``brain.eval``, numpy. Never the protocol loop, ``protocol``
 or ``arena``: a search knows positions and deadlines, not managers.
 """
-
-import brain.game.compiled  # noqa: F401  (chooses compiled or pure modules)

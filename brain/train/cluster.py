@@ -23,7 +23,7 @@ from typing import Any
 
 from brain.cluster import RayConnection, connect, import_ray
 from brain.eval.evaluator import Evaluator
-from brain.game.compiled import fresh_env
+from brain.native import fresh_env
 from brain.train.selfplay import (
     HEURISTIC,
     GameSource,
