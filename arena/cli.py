@@ -390,7 +390,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.cluster is None:
         return _play_run(args, None)
     from arena.cluster import RayVenue
-    from brain.cluster import ClusterUnavailable
+    from driver.cluster import ClusterUnavailable
 
     try:
         venue = RayVenue.connect(args.cluster)

@@ -8,7 +8,7 @@ runs; two with ``--no-suspend``), starts both brains on its node, plays the game
 events (stamped with the node's clock) and the brains' log files. The driver writes them:
 nothing on a node touches the run directory, so ``games.jsonl``, ``results.json``, the
 SPRT, ``rate`` and resume are those of a local run. ADDRESS is as for
-:func:`brain.cluster.connect`, which also ships the checkout with the job.
+:func:`driver.cluster.connect`, which also ships the checkout with the job.
 
 **Failures.** A task whose worker process or node dies is submitted again (the game is
 played again from its opening, on any node with room), up to :data:`MAX_ATTEMPTS` times,
@@ -58,10 +58,10 @@ from arena.reaper import Reaper
 from arena.records import GameRecord
 from arena.rundir import RunDir
 from arena.tournament import TournamentError, probe_names, spawn_brain
-from brain.cluster import RayConnection, connect, import_ray, project_dir
 from brain.game.openings import Opening
 from brain.native import fresh_env
 from driver.client import BrainProcess
+from driver.cluster import RayConnection, connect, import_ray, project_dir
 
 __all__ = ["MAX_ATTEMPTS", "MAX_SHIP_BYTES", "RayVenue", "game_cpus"]
 
@@ -330,7 +330,7 @@ class RayVenue:
 
     @classmethod
     def connect(cls, address: str) -> RayVenue:
-        """Connect to the cluster at ``address`` (:func:`brain.cluster.connect`)."""
+        """Connect to the cluster at ``address`` (:func:`driver.cluster.connect`)."""
         return cls(connect(address, fresh_env()))
 
     def close(self) -> None:

@@ -22,10 +22,10 @@ import time
 from bench_search import positions
 from tabulate import tabulate
 
-from brain.analysis import SearchReporter
 from brain.engine import MctsEngine
 from brain.eval.evaluator import PatternEvaluator
 from brain.game.board import Board
+from brain.process.analysis import SearchReporter
 from brain.search.mcts import SearchInfo
 
 

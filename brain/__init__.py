@@ -8,16 +8,21 @@ The package is layered; each layer imports only the ones below it:
     evaluators: the pattern model, the policy/value network (numpy), heuristics.
 ``brain.search``
     the tree search, the alpha-beta baseline, the threat solver, time control.
-``brain`` itself
-    the process that speaks the protocol (``__main__``, ``loop``, ``session``), the engine
-    registry (``engine``, with the names in ``catalog``) and the build (``build``).
+``brain.engine``
+    the engines ``python -m brain`` can run, built by name (the names in ``catalog``).
+``brain.process``
+    the process that speaks the protocol: the stdin loop, the session, the search
+    reports, the log, the memory check; ``brain.__main__`` starts it.
+``brain.build``
+    the builds (PyInstaller, the Windows build, the compiled core's C extensions).
 ``brain.train``
     the PyTorch training pipeline; the only place torch is imported.
 
-``brain.resources`` (where data files live) and ``brain.catalog`` import nothing of the
-project and may be used from every layer, and by ``arena``. Submodules are imported
-lazily by their users so that ``python -m brain`` answers the manager's first command
-quickly.
+``brain.native`` (the compiled search core: its module list and the choice between each
+module's extension and its Python, installed below), ``brain.resources`` (where data
+files live) and ``brain.catalog`` import nothing of the project and may be used from
+every layer, and by ``arena``. Submodules are imported lazily by their users so that
+``python -m brain`` answers the manager's first command quickly.
 """
 
 __version__ = "0.1.0"

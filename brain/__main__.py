@@ -67,11 +67,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    from brain.loop import Output
+    from brain.process.loop import Output
 
     output = Output(sys.stdout)
     try:
-        from brain.logs import route_logs
+        from brain.process.logs import route_logs
 
         messages = route_logs(args.log_file, args.verbose, output)
     except OSError as exc:
@@ -86,10 +86,10 @@ def main(argv: list[str] | None = None) -> int:
     logging.getLogger("brain").info(core_status())
 
     from brain.engine import make_engine
-    from brain.loop import main_loop
+    from brain.process.loop import main_loop
+    from brain.process.session import DEFAULT_AUTHOR, Session
     from brain.resources import bundled_about
     from brain.search.mcts import SEARCH_GC_THRESHOLD
-    from brain.session import DEFAULT_AUTHOR, Session
 
     engine = make_engine(args.engine, args.level, weights=args.weights,
                          playouts=args.playouts, network=not args.no_network,

@@ -10,6 +10,9 @@
 :mod:`driver.judgement`
     what an engine said about a position, read from its ``MESSAGE`` lines (our
     ``ANALYSIS``, Yixin-Board's ``REALTIME``, Rapfi's search lines).
+:mod:`driver.cluster`
+    a connection to a Ray cluster, which runs the arena's games and the trainer's
+    self-play on many machines (the job ships this checkout).
 
 The wire format itself (commands, replies, their syntax) is :mod:`protocol`; this package
 only uses it. ``arena`` and ``brain.train`` may import it; nothing of ``brain``'s play

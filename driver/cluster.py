@@ -21,7 +21,7 @@ the ``brain`` package), the checkout is the job's Ray ``working_dir``, less
 code and weights, not whatever version it has installed. The extension modules compiled
 in place are shipped too (``.gitignore`` is not followed: it leaves them out), so that the
 nodes run the code the driver runs; the unpacked copy loses the files' times, so the
-callers pass :func:`brain.game.compiled.fresh_env` in ``env`` (a node of another platform
+callers pass :func:`brain.native.fresh_env` in ``env`` (a node of another platform
 ignores the extensions and imports the Python modules). Numpy (the project's own
 dependencies) and Ray must be installed on the nodes.
 

@@ -22,7 +22,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("brain", "protocol", "driver", "arena")
 #: Modules that import nothing of the project and serve every layer and the arena.
-BASE = ("brain", "brain.resources", "brain.catalog", "brain.cluster", "brain.native")
+BASE = ("brain", "brain.resources", "brain.catalog", "brain.native")
 
 
 def module_name(path: Path) -> str:
@@ -143,14 +143,14 @@ def test_torch_only_in_the_trainer() -> None:
 def test_the_play_path_and_the_arena_load_no_torch_and_no_search() -> None:
     """What really loads: the brain through a whole game's modules, and the arena's."""
     probe = (
-        "import sys, brain.__main__, brain.engine, brain.session, brain.loop, "
+        "import sys, brain.__main__, brain.engine, brain.process.session, brain.process.loop, "
         "brain.eval.network, brain.search.mcts, brain.search.alphabeta\n"
         "assert 'torch' not in sys.modules, 'torch loaded on the play path'\n"
         "for name in list(sys.modules):\n"
         "    if name.startswith(('brain', 'arena')): del sys.modules[name]\n"
         "import arena.cli, arena.tournament, arena.check, arena.game\n"
         "bad = sorted(m for m in sys.modules if m.startswith(('brain.search', 'brain.eval',"
-        " 'brain.engine', 'brain.session')))\n"
+        " 'brain.engine', 'brain.process')))\n"
         "assert not bad, f'the arena loaded {bad}'\n"
         "print('ok')\n"
     )

@@ -424,8 +424,8 @@ def test_a_run_starts_from_a_weights_file(shared_data: Path, tmp_path: Path) -> 
 
 
 def test_play_path_never_imports_torch() -> None:
-    code = ("import sys, brain.eval.network, brain.eval.features, brain.session, brain.engine; "
-            "print('torch' in sys.modules)")
+    code = ("import sys, brain.eval.network, brain.eval.features, brain.process.session, "
+            "brain.engine; print('torch' in sys.modules)")
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
                             text=True, check=True)
     assert result.stdout.strip() == "False"

@@ -31,9 +31,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from brain import __version__
+from brain.build.extensions import source_path
 from brain.eval.network import DEFAULT_WEIGHTS_NAME
 from brain.eval.patternmodel import DEFAULT_PATTERN_MODEL_NAME
-from brain.build.extensions import source_path
 from brain.native import COMPILED_MODULES, core_status
 from brain.resources import ABOUT_FILE
 

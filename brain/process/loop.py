@@ -7,7 +7,7 @@ once ``END`` (no more thinking; exit within :data:`END_GRACE_S`), ``YXSTOP``/``S
 or end of input stops the loop, once every command before it is answered: a whole batch
 written at once (``ABOUT``, ``END``) gets its replies, a move request that came with END
 the one-ply choice. Nothing but protocol lines reaches the manager: logs go where
-:mod:`brain.logs` routes them.
+:mod:`brain.process.logs` routes them.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import threading
 import time
 from typing import BinaryIO, TextIO
 
-from brain.session import Session
+from brain.process.session import Session
 from protocol import commands as cmd
 from protocol import replies
 from protocol.errors import ProtocolError, UnknownCommand

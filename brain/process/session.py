@@ -3,7 +3,7 @@
 :class:`Session` turns parsed commands into reply lines. It owns the board, the rule, the
 time settings and the engine, and runs each search in a worker thread watched by a hard
 deadline, so a reply is written in time even if the engine overruns. Threads that read
-stdin live in :mod:`brain.loop`; this module only needs an output function.
+stdin live in :mod:`brain.process.loop`; this module only needs an output function.
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from brain import __version__
-from brain.analysis import SearchReporter, announced_keys
 from brain.engine import Engine
 from brain.eval.heuristic import choose_move as quick_move
 from brain.game.board import (
@@ -28,7 +27,8 @@ from brain.game.board import (
 )
 from brain.game.forbidden import is_forbidden
 from brain.game.rules import Rule, UnsupportedRuleError
-from brain.memory import resident_bytes
+from brain.process.analysis import SearchReporter, announced_keys
+from brain.process.memory import resident_bytes
 from brain.search.timecontrol import MoveBudget, TimeSettings, plan_move
 from protocol import commands as cmd
 from protocol import replies

@@ -247,7 +247,7 @@ def main(argv: list[str] | None = None) -> int:
         return teach(TeachConfig(**settings), set(settings) - {"out"}, args.positions,
                      args.minutes, args.nice)
     if getattr(args, "cluster", None) is not None:
-        from brain.cluster import ClusterUnavailable, import_ray
+        from driver.cluster import ClusterUnavailable, import_ray
 
         try:
             import_ray()

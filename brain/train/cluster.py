@@ -21,7 +21,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from brain.cluster import RayConnection, connect, import_ray
 from brain.eval.evaluator import Evaluator
 from brain.native import fresh_env
 from brain.train.selfplay import (
@@ -33,6 +32,7 @@ from brain.train.selfplay import (
     game_rng,
     play_game,
 )
+from driver.cluster import RayConnection, connect, import_ray
 
 __all__ = ["TASK_RETRIES", "cluster_games", "connect_cluster"]
 
@@ -71,14 +71,14 @@ def _play_on_node(key: str, weights: list[Any], config: SelfPlayConfig,
 
 
 def connect_cluster(address: str) -> RayConnection:
-    """Connect to the cluster at ``address`` (:func:`brain.cluster.connect`), its workers
+    """Connect to the cluster at ``address`` (:func:`driver.cluster.connect`), its workers
     told to take the compiled search core shipped with the job."""
     return connect(address, fresh_env())
 
 
 def cluster_games(best: str, config: SelfPlayConfig) -> GameSource:
     """Self-play games of ``best`` (a weights file or ``heuristic``) played on the cluster
-    this process is connected to (:func:`brain.cluster.connect`)."""
+    this process is connected to (:func:`driver.cluster.connect`)."""
     ray = import_ray()
     if best == HEURISTIC:
         key, weights = HEURISTIC, []

@@ -36,7 +36,6 @@ from typing import Any
 import numpy as np
 import torch
 
-from brain.cluster import RayConnection
 from brain.eval.network import Architecture
 from brain.train.checkpoint import load_checkpoint, model_from_checkpoint, save_checkpoint
 from brain.train.cluster import cluster_games, connect_cluster
@@ -52,6 +51,7 @@ from brain.train.selfplay import (
     record_games,
 )
 from brain.train.supervised import compute_losses
+from driver.cluster import RayConnection
 
 log = logging.getLogger("brain.train")
 
@@ -191,7 +191,7 @@ def gate(state: RlState, candidate: Path, cluster: str | None = None) -> float:
 
 def run(config: RlConfig, cluster: str | None = None) -> RlState:
     """Run (or resume) the loop until ``config.iterations`` iterations are done, on the
-    Ray cluster at ``cluster`` if given (an address of :func:`brain.cluster.connect`)."""
+    Ray cluster at ``cluster`` if given (an address of :func:`driver.cluster.connect`)."""
     if cluster is None:
         return _iterate(config, None)
     with connect_cluster(cluster) as connection:
