@@ -94,6 +94,7 @@ def test_rapfi_lines_make_a_report() -> None:
     for line in ("MESSAGE OptiTime 450ms | MaxTime 1000ms", "MESSAGE REALTIME REFRESH",
                  "MESSAGE REALTIME BEST 8,7", "MESSAGE Depth 3-9 | Eval 200 | Time 31ms | I8 H9 G7",
                  "MESSAGE REALTIME POS 6,6", "MESSAGE REALTIME LOST 0,0",
+                 "MESSAGE Depth 3-9 | Eval 200 | Time 38ms | I8",  # the PV's start only
                  "MESSAGE Speed 964K | Depth 3-9 | Eval 200 | Node 30K | Time 40ms",
                  "DEBUG depth 8, nodes 1234", "ERROR Unknown command: 250", "8,7"):
         watch.hear(line)
@@ -106,7 +107,10 @@ def test_rapfi_lines_make_a_report() -> None:
     heard = [SearchWatch(15, 15).hear(line)[0].value for line in (
         "MESSAGE OptiTime 450ms", "DEBUG depth 8", "ERROR Unknown command: 250", "7,7")]
     assert heard == ["message", "message", "nothing", "nothing"]
-    assert SearchWatch(15, 15).report() is None  # a brain that said nothing
+    silent = SearchWatch(15, 15)
+    assert silent.report() is None  # a brain that said nothing
+    silent.hear("MESSAGE dep - ev -130 nd 626k tm 883 sp 708")  # PentaZen's own words
+    assert silent.report() is None and silent.said == "dep - ev -130 nd 626k tm 883 sp 708"
 
 
 def _think(info: dict[str, str]) -> tuple[str, ...]:

@@ -113,7 +113,9 @@ class _Seat:
 
     :ivar extensions: the INFO extension keys its ABOUT answer lists.
     :ivar replied_at: when its process last answered (``time.monotonic()``).
-    :ivar silent: whether its last search reported nothing (``None``: not known yet).
+    :ivar silent: whether none of its searches so far reported anything the board reads
+        (``None``: it has not searched yet); ``said``: its last search's newest other
+        message.
     """
 
     role: str
@@ -123,6 +125,7 @@ class _Seat:
     extensions: frozenset[str] = frozenset()
     replied_at: float = 0.0
     silent: bool | None = None
+    said: str = ""
 
 
 @dataclass
@@ -146,8 +149,8 @@ class _Game:
     winrates: dict[int, float] = field(default_factory=dict)
     #: The newest search of a colour's brain in this game, as the page shows it:
     #: ``seat``, ``brain``, ``ply``, ``report`` (or None), and once it has played ``ms``,
-    #: ``move`` and ``reported`` (whether it reported anything); ``silent`` while it
-    #: thinks: whether its previous search reported nothing.
+    #: ``move`` and ``reported`` (whether this search reported anything the board reads);
+    #: ``silent`` and ``said``: the seat's (see :class:`_Seat`).
     search: dict[str, Any] | None = None
 
 
@@ -328,7 +331,7 @@ class LiveGame:
             wanted = None if side == HUMAN else int(side)
             if seat.brain != wanted:
                 self._close(seat)
-                seat.brain, seat.silent = wanted, None
+                seat.brain, seat.silent, seat.said = wanted, None, ""
 
     def _place(self, x: int, y: int, *, refuse_foul: bool) -> None:
         """Play the side to move's stone (lock held) and judge it."""
@@ -375,7 +378,7 @@ class LiveGame:
                 self._watches[colour] = SearchWatch(setup.width, setup.height)
                 game.search = {"seat": colour, "brain": self.names[seat.brain or 0],
                                "ply": len(game.moves), "report": None,
-                               "silent": seat.silent}
+                               "silent": seat.silent, "said": seat.said}
                 self._worker.submit(self._think, colour, list(game.moves),
                                     (setup.width, setup.height, setup.rule, setup.turn_ms),
                                     epoch)
@@ -471,14 +474,16 @@ class LiveGame:
                                "game": self._game.number, "report": report})
             if role == "analyst":
                 self._publish({"type": "realtime", "seat": role, "kind": "MOVE",
-                               "x": reply.point.x, "y": reply.point.y})
+                               "x": reply.point.x, "y": reply.point.y,
+                               "said": "" if watch is None else watch.said})
                 self._publish(self.state())
                 return
-            seat.silent = report is None
+            seat.silent = report is None and seat.silent is not False
+            seat.said = "" if watch is None else watch.said
             self._game.search = {
                 "seat": role, "brain": self.names[seat.brain or 0], "ply": ply,
                 "report": report, "ms": round(reply.elapsed_ms), "move": [*reply.point],
-                "reported": report is not None}
+                "reported": report is not None, "silent": seat.silent, "said": seat.said}
             if report is not None and report["winrate"] is not None:
                 rate = report["winrate"]
                 self._game.winrates[ply] = rate if role == "black" else 1.0 - rate

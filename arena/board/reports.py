@@ -61,6 +61,12 @@ class SearchWatch:
     lost: list[Point] = field(default_factory=list)
     #: The newest search line as the brain wrote it (shown verbatim).
     line: str = ""
+    #: The newest message not read as a report (PentaZen, Wine... have formats of their
+    #: own): what the brain said about its search, if anything.
+    said: str = ""
+    #: The longest principal variation reported at the newest depth: Rapfi's last line of
+    #: a move may carry only the first move of it.
+    _pv: tuple[Point, ...] = field(default=(), init=False)
 
     def hear(self, raw: str) -> tuple[Heard, str]:
         """Take one line the brain wrote; returns what it was and, for a message, the
@@ -70,6 +76,7 @@ class SearchWatch:
         """
         reply = parse_reply(raw)
         if isinstance(reply, DebugReply):
+            self.said = reply.text.strip()
             return Heard.MESSAGE, raw.strip()
         if not isinstance(reply, MessageReply):
             return Heard.NOTHING, ""
@@ -89,10 +96,15 @@ class SearchWatch:
                 self.lost.append(realtime.point)
                 return Heard.REPORT, ""
             return Heard.NOTHING, ""  # POS/DONE: the root move being searched, not drawn
-        if read_judgement([text], self.width, self.height) != Judgement():
+        judged = read_judgement([text], self.width, self.height)
+        if judged != Judgement():
             self.engine_lines.append(text)
             self.line = text
+            pv = judged.pv  # a new line, or a longer one: a prefix keeps the longer
+            if pv and (self._pv[:len(pv)] != pv or len(pv) > len(self._pv)):
+                self._pv = pv
             return Heard.REPORT, ""
+        self.said = text
         return Heard.MESSAGE, text
 
     @property
@@ -120,7 +132,7 @@ class SearchWatch:
             **common, "source": "engine", "time_ms": elapsed, "playouts": None,
             "nodes": None, "speed": None, "depth": judged.depth or None, "seldepth": None,
             "winrate": judged.winrate, "mate": judged.mate,
-            "eval": _evaluation(self.line), "pv": _points(judged.pv),
+            "eval": _evaluation(self.line), "pv": _points(self._pv),
             "moves": [{"x": s.point.x, "y": s.point.y, "visits": None, "share": None,
                        "winrate": s.winrate, "prior": None} for s in judged.candidates],
         }

@@ -4,7 +4,7 @@
 
 import {drawBoard, lineChart, pointAt, winningLine} from "./draw.js";
 import {on, send} from "./link.js";
-import {NO_DETAILS, searchPanel, searchTitle} from "./search.js";
+import {searchPanel, searchTitle, silentNote} from "./search.js";
 import {$, RULES, notice} from "./ui.js";
 
 let game = null;            // the last "state" event
@@ -62,7 +62,8 @@ function renderSearch() {
   const title = searchTitle(who, search, thinking && thinkingSince !== null ? performance.now() - thinkingSince : null);
   let note = "";
   if (!search.report) {
-    if (search.reported === false || (thinking && search.silent)) note = NO_DETAILS;
+    if (search.silent) note = silentNote(search.said);
+    else if (search.reported === false) note = "no search details for this move";
     else if (thinking) note = "waiting for its first report…";
   }
   panel.show({head: title, note, report: search.report});

@@ -11,6 +11,12 @@ import {duration, percent} from "./ui.js";
 
 export const NO_DETAILS = "this engine reports no search details";
 
+// What the panel says of a search without a report: nothing at all, or messages in a
+// form of the engine's own (the newest is `said`).
+export function silentNote(said) {
+  return said ? `no search details in a form the board reads; it said: ${said}` : NO_DETAILS;
+}
+
 function div(parent, cls) {
   const node = document.createElement("div");
   node.className = cls;

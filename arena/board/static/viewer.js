@@ -4,7 +4,7 @@
 import {drawBoard, winningLine} from "./draw.js";
 import {on, send} from "./link.js";
 import {brains, newGame} from "./play.js";
-import {NO_DETAILS, searchPanel} from "./search.js";
+import {searchPanel, silentNote} from "./search.js";
 import {$, RULES, duration, notice, showView} from "./ui.js";
 
 const viewer = {
@@ -12,7 +12,7 @@ const viewer = {
   // The analysis of the position at analysedPly: its report, the move the brain would
   // play, whether it is still thinking, and since when.
   report: null, move: null, analysedPly: -1, analysing: false, since: 0, brain: "", ms: 0,
-  pv: null,
+  said: "", pv: null,
 };
 let heatKind = "share";
 let panel = null;
@@ -81,7 +81,7 @@ function renderAnalysis(fresh) {
       note: viewer.report ? "" : "waiting for its first report…", report: viewer.report});
   } else if (viewer.move) {
     panel.show({head: `${who} would play ${viewer.move.x},${viewer.move.y} (thought ${duration(viewer.ms)})`,
-      note: viewer.report ? "" : NO_DETAILS, report: viewer.report});
+      note: viewer.report ? "" : silentNote(viewer.said), report: viewer.report});
   } else {
     panel.show({head: `${who} did not finish its analysis.`, report: viewer.report});
   }
@@ -117,7 +117,7 @@ export function wireViewer() {
   });
   on("realtime", (event) => {
     if (event.seat !== "analyst" || event.kind !== "MOVE" || !viewer.analysing) return;
-    Object.assign(viewer, {move: {x: event.x, y: event.y}, analysing: false,
+    Object.assign(viewer, {move: {x: event.x, y: event.y}, analysing: false, said: event.said,
       ms: performance.now() - viewer.since});
     renderViewer();
   });
