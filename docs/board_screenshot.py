@@ -41,6 +41,7 @@ def main() -> None:
             page.click(".tab[data-view='viewer']")
             page.set_input_files("#file", str(game))
             page.click("#play-from-here")
+            page.mouse.move(0, 0)  # off the panel: pointing at the PV would draw it
             heat = page.locator("#play-board .heatmap[data-state='thinking'] .heat")
             expect(heat.nth(5)).to_be_visible(timeout=20_000)
             page.wait_for_timeout(1500)
