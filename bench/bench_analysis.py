@@ -26,7 +26,7 @@ from brain.engine import MctsEngine
 from brain.eval.evaluator import PatternEvaluator
 from brain.game.board import Board
 from brain.process.analysis import SearchReporter
-from brain.search.mcts import SearchInfo
+from brain.search.searcher import SearchInfo
 
 
 def search(engine: MctsEngine, board: Board, reports: SearchReporter | None

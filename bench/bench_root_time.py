@@ -131,7 +131,7 @@ def run(positions: list[Board], ms: int, name: str, fields: dict[str, str],
             started = time.monotonic()
             engine.choose_move(board, started + ms / 1000, threading.Event(), use_all=use_all)
             seconds += time.monotonic() - started
-            playouts += engine.search.info.playouts
+            playouts += engine.info.playouts
     print(f"\n{name} ({', '.join(f'{k}={v}' for k, v in fields.items()) or 'shipped'}): "
           f"{len(positions)} positions, {seconds:.1f} s, {playouts / len(positions):,.0f} "
           f"playouts a move")

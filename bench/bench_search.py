@@ -46,9 +46,8 @@ def run(engine: AlphaBetaEngine, board: Board, seconds: float) -> tuple[int, int
     """Nodes, depth and seconds of one move."""
     engine.new_game()
     engine.choose_move(board, time.monotonic() + seconds, threading.Event())
-    info = engine.last_info
-    assert info is not None
-    return info.nodes, info.depth, info.seconds
+    info = engine.info
+    return info.nodes, info.max_depth, info.seconds
 
 
 def vcf_milliseconds(board: Board) -> str:

@@ -1,52 +1,31 @@
-"""What the protocol loop needs from a search engine, and the engines it can run."""
+"""The engines ``python -m brain`` can run, built by name (:func:`make_engine`): the tree
+search, the alpha-beta baseline and the one-ply chooser, each a
+:class:`~brain.search.searcher.Searcher`."""
 
 from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Protocol
 
 from brain.catalog import DEFAULT_NETWORK_VALUE, ENGINE_NAMES, NETWORK_ROLES
 from brain.eval.evaluator import Evaluator
 from brain.game.board import Board
+from brain.search.searcher import Searcher, SearchInfo
 
 log = logging.getLogger("brain")
-
-
-class Engine(Protocol):
-    """A move chooser driven by the protocol loop.
-
-    ``choose_move`` must return a legal cell index for the side to move before
-    ``deadline`` (``time.monotonic()`` seconds), sooner if ``stop`` is set, and never a
-    renju foul for black while a legal alternative exists. With ``use_all`` the time it
-    leaves unused is lost (no game clock keeps it): an engine that answers early once its
-    choice looks settled should think on to the deadline instead. ``summary`` describes the last
-    search in one line (evaluation, depth, nodes, principal variation) or is empty.
-    ``best_so_far`` is what a search of ``board`` still running would play now (called
-    from another thread when it misses its deadline), or None. ``limit_memory`` passes
-    on the manager's memory limit in bytes (0: none given) and returns what the limit
-    costs the search, as a phrase for the manager, or None when it costs nothing.
-    """
-
-    name: str
-
-    def choose_move(self, board: Board, deadline: float, stop: threading.Event,
-                    use_all: bool = False) -> int: ...
-
-    def summary(self) -> str: ...
-
-    def best_so_far(self, board: Board) -> int | None: ...
-
-    def new_game(self) -> None: ...
-
-    def limit_memory(self, max_bytes: int) -> str | None: ...
 
 
 class HeuristicEngine:
     """The one-ply chooser of :mod:`brain.eval.heuristic` as an engine."""
 
     name = "pbrain-heuristic"
+    watchable = False
+
+    def __init__(self) -> None:
+        #: Always empty: the one-ply choice is no search.
+        self.info = SearchInfo()
 
     def choose_move(self, board: Board, deadline: float, stop: threading.Event,
                     use_all: bool = False) -> int:
@@ -54,12 +33,12 @@ class HeuristicEngine:
 
         return choose_move(board)
 
-    def summary(self) -> str:
-        return ""
-
     def best_so_far(self, board: Board) -> int | None:
         """Nothing: the one-ply choice is never cut short."""
         return None
+
+    def watch(self, report: Callable[[SearchInfo], None] | None, interval: float) -> None:
+        """Nothing to report."""
 
     def new_game(self) -> None:
         """Nothing is kept between games."""
@@ -74,6 +53,7 @@ class MctsEngine:
     network that re-ranks the moves of revisited nodes (see :func:`make_engine`)."""
 
     name = "pbrain-zero"
+    watchable = True
 
     def __init__(self, evaluator: Evaluator, playouts: int | None = None,
                  prior_net: Evaluator | None = None, network_value: int = 0) -> None:
@@ -86,20 +66,16 @@ class MctsEngine:
                     use_all: bool = False) -> int:
         return self.search.search(board, deadline, stop, use_all=use_all)
 
-    def summary(self) -> str:
-        info = self.search.info
-        pv = " ".join(f"{x},{y}" for x, y in info.pv[:10])
-        if info.source == "opening":
-            return "opening: the centre of an empty board"
-        if info.source != "mcts":
-            return f"{info.source}: win, pv {pv}".strip()
-        rate = info.playouts / info.seconds if info.seconds > 0 else 0.0
-        return (f"winrate {info.winrate * 100:.1f}% playouts {info.playouts} "
-                f"({rate:.0f}/s) nodes {info.nodes} depth {info.mean_depth:.1f}-"
-                f"{info.max_depth} time {info.seconds * 1000:.0f}ms pv {pv}").strip()
+    @property
+    def info(self) -> SearchInfo:
+        return self.search.info
 
     def best_so_far(self, board: Board) -> int | None:
         return self.search.leader(board)
+
+    def watch(self, report: Callable[[SearchInfo], None] | None, interval: float) -> None:
+        self.search.reporter = report
+        self.search.report_interval = interval
 
     def new_game(self) -> None:
         self.search.reset()
@@ -141,7 +117,7 @@ def load_network(weights: Path | None = None) -> Evaluator | None:
 def make_engine(name: str, level: int | None = None, weights: Path | None = None,
                 playouts: int | None = None, network: bool = True,
                 network_role: str = "priors", pattern_model: Path | None = None,
-                network_value: int = DEFAULT_NETWORK_VALUE) -> Engine:
+                network_value: int = DEFAULT_NETWORK_VALUE) -> Searcher:
     """Build the engine called ``name``; raises ValueError for an unknown name or role.
 
     ``weights``, ``pattern_model`` (a pattern-model file; default: the shipped one),

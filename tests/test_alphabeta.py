@@ -41,7 +41,7 @@ def test_plays_its_five(level: int) -> None:
     board = position("E8 F8 G8 H8 H10", "D8 C3 D3 E3 L12", Color.BLACK)
     engine = AlphaBetaEngine(level)
     assert play(engine, board) == cell("I8")
-    assert engine.last_info is not None and engine.last_info.source == "forced"
+    assert engine.info.source == "forced"
 
 
 @pytest.mark.parametrize("level", ALL_LEVELS)
@@ -69,8 +69,8 @@ def test_wins_a_vcf(level: int) -> None:
     engine = AlphaBetaEngine(level)
     move = play(engine, puzzle.board, seconds=5.0)
     assert move in puzzle.winning_first_moves
-    assert engine.last_info is not None
-    assert engine.last_info.source == "vcf" and engine.last_info.score > WIN_BOUND
+    assert engine.info.source == "vcf" and engine.info.score is not None
+    assert engine.info.score > WIN_BOUND
 
 
 def test_search_finds_a_four_three() -> None:
@@ -81,7 +81,7 @@ def test_search_finds_a_four_three() -> None:
     move = play(engine, board)
     board.play(move)
     assert five_cells(board, Color.BLACK) or open_four_points(board, Color.BLACK)
-    assert engine.last_info is not None and engine.last_info.score > WIN_BOUND
+    assert engine.info.score is not None and engine.info.score > WIN_BOUND
 
 
 @pytest.mark.parametrize("level", ALL_LEVELS)
@@ -146,7 +146,7 @@ def test_answers_before_the_deadline(seconds: float) -> None:
     elapsed = time.monotonic() - start
     assert elapsed < seconds + 0.01, elapsed
     assert board.is_empty(move)
-    assert engine.summary().startswith(("search", "vcf", "vct"))
+    assert engine.info.summary().startswith(("search", "vcf", "vct"))
 
 
 def test_a_deepening_that_cannot_finish_starts_only_when_no_clock_keeps_the_time() -> None:
@@ -184,8 +184,7 @@ def test_deterministic_for_a_seed(level: int) -> None:
     for _ in range(2):
         engine = AlphaBetaEngine(level, seed=7)
         move = play(engine, board, seconds=30)
-        assert engine.last_info is not None
-        runs.append((move, engine.last_info.nodes, engine.last_info.pv))
+        runs.append((move, engine.info.nodes, engine.info.pv))
     assert runs[0] == runs[1]
 
 

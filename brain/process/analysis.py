@@ -3,10 +3,10 @@
 format is :mod:`protocol.analysis`.
 
 Nothing is written unless a manager asked, so Gomocup managers see no change. While a
-search runs, the tree search calls back every period with its root statistics
-(:attr:`brain.search.mcts.Mcts.reporter`); the last report of a move, ``state=done``, is
-written by the session just before the move. Engines other than the tree search report
-nothing while thinking.
+search runs, an engine that can be watched (only the tree search) calls back every
+period with its root statistics (:meth:`brain.search.searcher.Searcher.watch`); the last
+report of a move, ``state=done``, is written by the session just before the move. The
+other engines report nothing while thinking.
 """
 
 from __future__ import annotations
@@ -14,8 +14,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 
-from brain.engine import Engine, MctsEngine
-from brain.search.mcts import SearchInfo
+from brain.search.searcher import Searcher, SearchInfo
 from protocol import replies
 from protocol.analysis import (
     SHOW_ANALYSIS_KEY,
@@ -33,10 +32,10 @@ REALTIME_PERIOD_MS = 500
 MAX_CANDIDATES = 40
 
 
-def announced_keys(engine: Engine) -> str:
-    """The report keys ``engine`` answers, for ABOUT's ``extensions`` (only the tree
-    search reports; '' for the others)."""
-    return f"{SHOW_DETAIL_KEY} {SHOW_ANALYSIS_KEY}" if isinstance(engine, MctsEngine) else ""
+def announced_keys(engine: Searcher) -> str:
+    """The report keys ``engine`` answers, for ABOUT's ``extensions`` (only an engine that
+    can be watched reports; '' for the others)."""
+    return f"{SHOW_DETAIL_KEY} {SHOW_ANALYSIS_KEY}" if engine.watchable else ""
 
 
 def analysis_report(info: SearchInfo, done: bool) -> AnalysisReport:
@@ -94,23 +93,22 @@ class SearchReporter:
             return self.period_ms / 1000
         return REALTIME_PERIOD_MS / 1000 if self.realtime else None
 
-    def begin(self, engine: Engine) -> None:
+    def begin(self, engine: Searcher) -> None:
         """A search of ``engine`` starts: report on it while it runs, if asked."""
-        if not isinstance(engine, MctsEngine):
+        if not engine.watchable:
             return
         period = self.period_s
         with self._lock:
             self._open = period is not None
-        engine.search.reporter = None if period is None else self._during
-        engine.search.report_interval = period or 0.0
+        engine.watch(None if period is None else self._during, period or 0.0)
 
-    def end(self, engine: Engine, searched: bool) -> None:
+    def end(self, engine: Searcher, searched: bool) -> None:
         """The search is over (before the move is written): no more reports from the
         searching thread, and the last one (``state=done``) if the move came from it."""
         with self._lock:
             self._open = False
-        if searched and isinstance(engine, MctsEngine) and self.period_s is not None:
-            self._emit(analysis_report(engine.search.info, done=True))
+        if searched and engine.watchable and self.period_s is not None:
+            self._emit(analysis_report(engine.info, done=True))
 
     def _during(self, info: SearchInfo) -> None:
         with self._lock:

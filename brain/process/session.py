@@ -15,7 +15,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from brain import __version__
-from brain.engine import Engine
 from brain.eval.heuristic import choose_move as quick_move
 from brain.game.board import (
     MAX_SIZE,
@@ -29,6 +28,7 @@ from brain.game.forbidden import is_forbidden
 from brain.game.rules import Rule, UnsupportedRuleError
 from brain.process.analysis import SearchReporter, announced_keys
 from brain.process.memory import resident_bytes
+from brain.search.searcher import Searcher
 from brain.search.timecontrol import MoveBudget, TimeSettings, plan_move
 from protocol import commands as cmd
 from protocol import replies
@@ -66,7 +66,7 @@ class Session:
     out rather than guessed.
     """
 
-    def __init__(self, engine: Engine, write: Callable[[str], None],
+    def __init__(self, engine: Searcher, write: Callable[[str], None],
                  process_started: float | None = None, author: str = DEFAULT_AUTHOR,
                  country: str | None = None) -> None:
         self.engine = engine
@@ -87,7 +87,7 @@ class Session:
         self._first_move = True
         self._stop_requested_at = float("-inf")
         self._pending_error: str | None = None
-        #: What the last ``INFO max_memory`` costs the search (:meth:`Engine.limit_memory`),
+        #: What the last ``INFO max_memory`` costs the search (:meth:`Searcher.limit_memory`),
         #: stated once, at the next move request; None: nothing to state.
         self._memory_cost: str | None = None
         self._worker: threading.Thread | None = None
@@ -401,7 +401,7 @@ class Session:
             raise CommandRefused("the board is full: there is no move to play")
         move = self.think(received_at)
         board.play(move)
-        summary = self.engine.summary() if self._searched else ""
+        summary = self.engine.info.summary() if self._searched else ""
         if summary:
             self.write(replies.message(summary))
         self.write(replies.format_move(*board.xy(move)))

@@ -26,6 +26,7 @@ from __future__ import annotations
 import random
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -44,6 +45,7 @@ from brain.game.tactics import (
     line_cells,
     open_four_points,
 )
+from brain.search.searcher import SearchInfo
 from brain.search.solver import Status, ThreatSolver
 
 #: Score of a won position (less the plies it takes to win).
@@ -95,12 +97,13 @@ MAX_LEVEL = len(LEVELS) - 1
 
 
 @dataclass(frozen=True)
-class SearchInfo:
-    """What the last :meth:`AlphaBetaEngine.choose_move` did.
+class _Choice:
+    """A move and how it was chosen, reported as :attr:`AlphaBetaEngine.info`.
 
     ``source`` says what decided the move: ``forced`` (a five, a block or the only legal
     move), ``greedy``, ``vcf``, ``vct`` or ``search``. ``score`` is from the mover's side
-    (:data:`WIN` less the plies for a found win), ``pv`` the expected line from the move.
+    (:data:`WIN` less the plies for a found win), ``pv`` the expected line from the move
+    (cells).
     """
 
     source: str
@@ -111,6 +114,11 @@ class SearchInfo:
     seconds: float
     pv: tuple[int, ...] = field(default=())
 
+    def info(self, board: Board) -> SearchInfo:
+        return SearchInfo(source=self.source, seconds=self.seconds, nodes=self.nodes,
+                          mean_depth=float(self.depth), max_depth=self.depth,
+                          score=self.score, pv=[board.xy(cell) for cell in self.pv])
+
 
 class _Timeout(Exception):
     """The deadline passed or the stop flag was set (internal: unwinds the search)."""
@@ -120,6 +128,7 @@ class AlphaBetaEngine:
     """Solver plus alpha-beta search at one of the :data:`LEVELS`; see the module doc."""
 
     name = "pbrain-alphabeta"
+    watchable = False
 
     def __init__(self, level: int = MAX_LEVEL, seed: int = 0,
                  config: Level | None = None) -> None:
@@ -130,7 +139,8 @@ class AlphaBetaEngine:
         self.level = level
         self.config = config or LEVELS[level]
         self.seed = seed
-        self.last_info: SearchInfo | None = None
+        #: What the last :meth:`choose_move` did (empty before the first).
+        self.info = SearchInfo()
         self.solver = ThreatSolver()
         self._table: dict[int, tuple[int, int, int, int]] = {}
         self._game: tuple[int, int, int] | None = None
@@ -154,22 +164,13 @@ class AlphaBetaEngine:
         solver's ``max_entries``), not by the manager's limit."""
         return None
 
-    def summary(self) -> str:
-        """The last search in one line (for MESSAGE output; the PV in protocol ``x,y``
-        coordinates), or '' before any."""
-        info, game = self.last_info, self._game
-        if info is None or game is None:
-            return ""
-        width = game[0]
-        pv = " ".join(f"{cell % width},{cell // width}" for cell in info.pv[:12])
-        rate = info.nodes / info.seconds if info.seconds > 0 else 0.0
-        return (f"{info.source} depth {info.depth} score {info.score} nodes {info.nodes} "
-                f"({rate:.0f}/s) time {info.seconds * 1000:.0f}ms pv {pv}").strip()
-
     def best_so_far(self, board: Board) -> int | None:
         """None: a cut-short search falls back on the one-ply choice (the baseline keeps
         its deadline with a 20 % margin of its own)."""
         return None
+
+    def watch(self, report: Callable[[SearchInfo], None] | None, interval: float) -> None:
+        """Nothing: the baseline reports only its finished search (:attr:`info`)."""
 
     # -- the move --------------------------------------------------------------------
 
@@ -178,7 +179,8 @@ class AlphaBetaEngine:
         """A legal move for ``board.to_move``, chosen before ``deadline`` (monotonic
         seconds) or as soon as ``stop`` is set. The board is left as it was. Raises
         ValueError on a full board. ``use_all``: no time is saved for later moves (see
-        :class:`brain.engine.Engine`), so a deepening that cannot finish starts anyway."""
+        :class:`~brain.search.searcher.Searcher`), so a deepening that cannot finish starts
+        anyway."""
         start = time.monotonic()
         if board.is_full():
             raise ValueError("the board is full: there is no move to play")
@@ -196,15 +198,15 @@ class AlphaBetaEngine:
         self._history.clear()
         history, to_move = len(board.history), board.to_move
         try:
-            info = self._choose(board, start)
+            choice = self._choose(board, start)
         finally:
             while len(board.history) > history:
                 board.undo()
             board.to_move = to_move
-        self.last_info = info
-        return info.move
+        self.info = choice.info(board)
+        return choice.move
 
-    def _choose(self, board: Board, start: float) -> SearchInfo:
+    def _choose(self, board: Board, start: float) -> _Choice:
         config = self.config
         root = candidate_moves(board)
         moves = root.moves
@@ -295,13 +297,13 @@ class AlphaBetaEngine:
         return ranked[0]
 
     def _info(self, source: str, move: int, score: int, depth: int, start: float,
-              pv: tuple[int, ...] = ()) -> SearchInfo:
-        return SearchInfo(source, move, score, depth, self._nodes,
+              pv: tuple[int, ...] = ()) -> _Choice:
+        return _Choice(source, move, score, depth, self._nodes,
                           time.monotonic() - start, pv or (move,))
 
     # -- iterative deepening -----------------------------------------------------------
 
-    def _iterate(self, board: Board, moves: list[int], start: float) -> SearchInfo:
+    def _iterate(self, board: Board, moves: list[int], start: float) -> _Choice:
         best, score, depth = moves[0], 0, 0
         for iteration in range(1, self.config.max_depth + 1):
             began = time.monotonic()

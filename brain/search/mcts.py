@@ -26,7 +26,7 @@ import math
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import cython
 import numpy as np
@@ -44,6 +44,7 @@ from brain.game.tactics import (
     three_cells,
     three_defences,
 )
+from brain.search.searcher import SearchInfo
 from brain.search.solver import Status, ThreatSolver
 
 WIN, LOSS, UNKNOWN = 1, -1, 0
@@ -216,26 +217,6 @@ class Node:
         return int(hits[0]) if len(hits) else -1
 
 
-@dataclass
-class SearchInfo:
-    """What the last search did, for MESSAGE lines and tests."""
-
-    playouts: int = 0
-    nodes: int = 0
-    seconds: float = 0.0
-    winrate: float = 0.5
-    max_depth: int = 0
-    mean_depth: float = 0.0
-    #: Principal variation as (x, y) points.
-    pv: list[tuple[int, int]] = field(default_factory=list)
-    proven: int = UNKNOWN
-    source: str = "mcts"
-    #: Root moves, most visited first: ((x, y), visits, winrate or None if unvisited,
-    #: prior).
-    candidates: list[tuple[tuple[int, int], int, float | None, float]] = field(
-        default_factory=list)
-
-
 class Mcts:
     """A tree search over one game; keeps its tree between moves of that game.
 
@@ -251,7 +232,7 @@ class Mcts:
         self.prior_net = prior_net
         self.config = config or MctsConfig()
         self.solver = ThreatSolver()
-        self.info = SearchInfo()
+        self.info = SearchInfo(source="mcts")
         self._root: Node | None = None
         self._root_history: list[tuple[int, Color]] = []
         self._nodes = 0
@@ -304,7 +285,7 @@ class Mcts:
                 use_all: bool) -> int:
         started = time.monotonic()
         stop = stop or threading.Event()
-        self.info = SearchInfo()
+        self.info = SearchInfo(source="mcts")
         if not sum(board.stone_count):
             # The first stone goes in the centre. The network never saw an empty
             # freestyle board (those games start from opening stones) and ranks its

@@ -64,9 +64,8 @@ def words() -> Iterator[str]:
         yield pending.popleft()
 
 
-def coord(board: Board, cell: int) -> str:
+def coord(x: int, y: int) -> str:
     """Rapfi's move label: the column letter from A, the row from 1."""
-    x, y = board.xy(cell)
     return f"{chr(ord('A') + x)}{y + 1}"
 
 
@@ -149,8 +148,7 @@ class RapfiLike:
             engine = AlphaBetaEngine(config=replace(LEVELS[2], max_depth=depth,
                                                     time_managed=False))
             move = engine.choose_move(board, started + 0.8 * turn_s, threading.Event())
-            info = engine.last_info
-            assert info is not None
+            info = engine.info
             nodes += info.nodes
             score = info.score
             elapsed_ms = round((time.monotonic() - started) * 1000)
@@ -158,7 +156,7 @@ class RapfiLike:
                 out("MESSAGE REALTIME REFRESH")
                 x, y = board.xy(move)
                 out(f"MESSAGE REALTIME BEST {x},{y}")
-            line = " ".join(coord(board, c) for c in info.pv)
+            line = " ".join(coord(x, y) for x, y in info.pv)
             out(f"MESSAGE Depth {depth}-{max(depth, len(info.pv))} | Eval "
                 f"{evaluation(score)} | Time {elapsed_ms}ms | {line}")
             if info.source != "search":

@@ -16,14 +16,15 @@ from __future__ import annotations
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import brain.engine
 from brain.__main__ import main
-from brain.engine import Engine
 from brain.game.board import Board
+from brain.search.searcher import Searcher, SearchInfo
 
 #: How long past its deadline a stalling move keeps the engine busy.
 STALL_S = 1.5
@@ -32,9 +33,10 @@ STALL_S = 1.5
 class StallingEngine:
     """Wraps a real engine and misbehaves as the module docstring says."""
 
-    def __init__(self, inner: Engine) -> None:
+    def __init__(self, inner: Searcher) -> None:
         self.inner = inner
         self.name = inner.name
+        self.watchable = inner.watchable
         self.calls = 0
 
     def choose_move(self, board: Board, deadline: float, stop: threading.Event,
@@ -49,8 +51,12 @@ class StallingEngine:
             time.sleep(STALL_S)
         return move
 
-    def summary(self) -> str:
-        return self.inner.summary()
+    @property
+    def info(self) -> SearchInfo:
+        return self.inner.info
+
+    def watch(self, report: Callable[[SearchInfo], None] | None, interval: float) -> None:
+        self.inner.watch(report, interval)
 
     def best_so_far(self, board: Board) -> int | None:
         return self.inner.best_so_far(board)
