@@ -32,13 +32,13 @@ from arena.board.app import BoardMissing
 from arena.brainspec import BrainSpec, BrainSpecError, default_roster, parse_brain
 from arena.check import Outcome, render_checks, run_checks
 from arena.game import GameSettings, TimeControl
-from arena.records import GameRecord, RecordFormatError, read_jsonl, read_psq, read_sgf
 from arena.report import build_report
 from arena.rundir import RunDir, RunDirError
 from arena.schedule import pairings
 from arena.stats import Sprt
 from arena.tournament import RunOptions, Tournament, TournamentConfig, TournamentError
 from brain.game.openings import OpeningFileError, OpeningFormat, load_openings, random_openings
+from brain.game.records import GameRecord, RecordFormatError, read_jsonl, read_psq, read_sgf
 from brain.game.rules import Rule, UnsupportedRuleError
 from brain.resources import shared_data_dir
 from driver.teacher import Teacher, TeacherConfig, TeacherError

@@ -55,10 +55,10 @@ from typing import Any
 from arena.brainspec import BrainSpec
 from arena.game import GameAborted, GameSettings, Observer, play_game
 from arena.reaper import Reaper
-from arena.records import GameRecord
 from arena.rundir import RunDir
 from arena.tournament import TournamentError, probe_names, spawn_brain
 from brain.game.openings import Opening
+from brain.game.records import GameRecord
 from brain.native import fresh_env
 from driver.client import BrainProcess
 from driver.cluster import RayConnection, connect, import_ray, project_dir

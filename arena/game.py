@@ -4,7 +4,7 @@
 places the opening, asks the side to move for each move with
 :meth:`driver.client.BrainProcess.play` and adjudicates with
 :func:`brain.game.referee.judge_move` (five by the rule, renju foul by black, full board, move
-limit) plus the brain faults below. The result is a :class:`~arena.records.GameRecord`.
+limit) plus the brain faults below. The result is a :class:`~brain.game.records.GameRecord`.
 
 Time (GomocupJudge's bookkeeping): a brain may use ``min(timeout_turn, time_left)`` per
 move, ``time_left = timeout_match - used``, plus the tolerance; ``used`` grows by each
@@ -32,9 +32,9 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any, Protocol
 
-from arena.records import GameRecord, GameResult, Move
 from brain.game.board import Board, Color
 from brain.game.openings import Opening
+from brain.game.records import GameRecord, GameResult, Move
 from brain.game.referee import Ending, judge_move
 from brain.game.rules import Rule
 from driver.client import (

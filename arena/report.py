@@ -24,7 +24,6 @@ from typing import Any
 from tabulate import tabulate
 
 from arena.game import Termination
-from arena.records import GameRecord, records_to_games
 from arena.stats import (
     WDL,
     BradleyTerryFit,
@@ -37,6 +36,7 @@ from arena.stats import (
     pentanomial_elo,
     trinomial_elo,
 )
+from brain.game.records import GameRecord, records_to_games
 
 __all__ = ["MatchRow", "PlayerRow", "Report", "build_report", "complete_pairs"]
 

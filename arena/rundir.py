@@ -6,7 +6,7 @@ Files (all UTF-8):
     The run's configuration (brains, board, rule, time control, openings, schedule, SPRT)
     and the brain names chosen at the first start. Resuming compares configurations.
 ``games.jsonl``
-    One :class:`~arena.records.GameRecord` per line, appended and fsynced as each game
+    One :class:`~brain.game.records.GameRecord` per line, appended and fsynced as each game
     ends: the single source of truth for resuming and rating. Its ``tags`` hold ``game``
     (id), ``pair``, ``half`` (0/1), ``opening``, ``symmetry`` and ``termination``.
 ``games/NNNNN_BLACK_vs_WHITE.psq`` and ``.sgf``
@@ -37,7 +37,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from arena.records import GameRecord, append_jsonl, read_jsonl, write_psq, write_sgf
+from brain.game.records import GameRecord, append_jsonl, read_jsonl, write_psq, write_sgf
 
 __all__ = ["RunDir", "RunDirError", "config_differences"]
 

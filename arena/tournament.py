@@ -40,12 +40,12 @@ from arena.game import (
     play_game,
 )
 from arena.progress import Progress
-from arena.records import GameRecord
 from arena.report import Report, build_report
 from arena.rundir import RunDir, RunDirError
 from arena.schedule import PairJob, build_schedule
 from arena.stats import Sprt, SprtState
 from brain.game.openings import Opening
+from brain.game.records import GameRecord
 from brain.game.rules import Rule
 from brain.game.symmetry import Symmetry
 from driver.client import BrainError, BrainProcess, BrainTimeout

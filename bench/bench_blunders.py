@@ -29,9 +29,9 @@ from pathlib import Path
 
 from tabulate import tabulate
 
-from arena.records import GameRecord
 from arena.rundir import RunDir
 from brain.game.board import Board
+from brain.game.records import GameRecord
 from brain.game.rules import Rule
 from brain.search.solver import Status, ThreatSolver
 from driver.teacher import Teacher, TeacherConfig

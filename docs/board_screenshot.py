@@ -16,7 +16,7 @@ from playwright.sync_api import expect, sync_playwright
 from arena.board.app import board_server
 from arena.board.chromium import launch
 from arena.brainspec import builtin_brain
-from arena.records import GameRecord, GameResult, write_sgf
+from brain.game.records import GameRecord, GameResult, write_sgf
 
 #: A quiet opening, white to move.
 POSITION = ((7, 7), (8, 6), (8, 8), (6, 6), (9, 9), (7, 6), (9, 6))

@@ -84,6 +84,7 @@ from types import TracebackType
 from typing import IO, Final
 
 from protocol.commands import (
+    UNLIMITED_TIME_MS,
     About,
     Begin,
     Board,
@@ -137,9 +138,6 @@ __all__ = [
 END_GRACE_S: Final = 0.5
 """Seconds a brain gets to exit after ``END`` before its process tree is killed
 (GomocupJudge waits 0.5 s, Piskvork about 0.7 s)."""
-
-UNLIMITED_TIME_MS: Final = 2147483647
-"""``INFO time_left`` value meaning "no game clock"."""
 
 STDERR_LIMIT: Final = 1 << 20
 """Default cap, in bytes, of a brain's stderr log file; the rest is drained and counted."""

@@ -38,6 +38,7 @@ notation (``h8``) is not part of this package.
 
 from protocol.commands import (
     MAX_BLOCK_STONES,
+    UNLIMITED_TIME_MS,
     About,
     Begin,
     Board,
@@ -107,6 +108,7 @@ __all__ = [
     "MAX_TEXT_LENGTH",
     "OK",
     "SWAP",
+    "UNLIMITED_TIME_MS",
     "About",
     "AboutReply",
     "Begin",

@@ -55,6 +55,7 @@ from protocol.syntax import (
 
 __all__ = [
     "MAX_BLOCK_STONES",
+    "UNLIMITED_TIME_MS",
     "About",
     "Begin",
     "Board",
@@ -108,6 +109,10 @@ class Stone(NamedTuple):
     field: Field
 
 
+#: The ``INFO time_left`` value that means "no game clock" (only a per-move limit).
+UNLIMITED_TIME_MS: Final = 2147483647
+
+
 class InfoKey(StrEnum):
     """The standard ``INFO`` keys (lower case, as on the wire). :class:`Info` accepts any key."""
 
@@ -116,7 +121,8 @@ class InfoKey(StrEnum):
     TIMEOUT_MATCH = "timeout_match"
     """Milliseconds per game; 0 means no limit."""
     TIME_LEFT = "time_left"
-    """Milliseconds left in the game; may be negative; 2147483647 means unlimited."""
+    """Milliseconds left in the game; may be negative; :data:`UNLIMITED_TIME_MS` means
+    unlimited."""
     MAX_MEMORY = "max_memory"
     """Memory limit in bytes; 0 means no limit."""
     GAME_TYPE = "game_type"

@@ -16,10 +16,10 @@ import pytest
 from arena import brainspec
 from arena.brainspec import BrainSpecError, default_roster, parse_brain, unique_names
 from arena.cli import _parser, main
-from arena.records import GameRecord, GameResult, append_jsonl
 from arena.report import build_report
 from arena.stats import Pentanomial, Sprt, fit_bradley_terry, pentanomial_elo
 from brain.game.openings import load_openings
+from brain.game.records import GameRecord, GameResult, append_jsonl
 from driver.teacher import ANALYSIS_INFO, Teacher, TeacherConfig
 from protocol.syntax import Point
 

@@ -1,4 +1,4 @@
-"""Tests for arena.records: GameRecord JSON, Piskvork PSQ and SGF."""
+"""Tests for brain.game.records: GameRecord JSON, Piskvork PSQ and SGF."""
 
 from __future__ import annotations
 
@@ -7,13 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from arena.records import (
+from arena.stats import fit_bradley_terry
+from brain.game.records import (
     PSQ_TIMEOUT_CODE,
     GameRecord,
     GameResult,
     Move,
     RecordFormatError,
-    _makes_five,
+    _last_move_makes_five,
     append_jsonl,
     parse_psq,
     parse_sgf,
@@ -24,7 +25,6 @@ from arena.records import (
     write_psq,
     write_sgf,
 )
-from arena.stats import fit_bradley_terry
 
 PSQ_SAMPLE = Path("/work/shared/data/games/psq_sample/gomocuponline_1x0-16_2.psq")
 needs_sample = pytest.mark.skipif(not PSQ_SAMPLE.is_file(), reason="PSQ sample not available")
@@ -158,6 +158,31 @@ def test_records_feed_the_rating_fit() -> None:
 def _line(colours: str, y: int = 7) -> dict[tuple[int, int], int]:
     """Stones along row y from x=0: 'b' black, 'w' white, '.' empty."""
     return {(x, y): "bw".index(c) for x, c in enumerate(colours) if c != "."}
+
+
+#: Far from every stone of the tests below and two cells apart: they never line up.
+_FILLERS = [(x, y) for y in (10, 12, 14) for x in range(0, 15, 2)]
+
+
+def _makes_five(stones: dict[tuple[int, int], int], x: int, y: int, rule: int) -> bool:
+    """Whether the stone at (x, y) of ``stones`` (0 black, 1 white) wins under ``rule``
+    when the stones are played in turn with it last, fillers keeping the colours
+    alternating: the judgement PSQ result inference makes."""
+    last = (x, y)
+    own = [p for p, c in stones.items() if c == stones[last] and p != last]
+    other = [p for p, c in stones.items() if c != stones[last]]
+    fillers = iter(_FILLERS)
+    black_last = stones[last] == 0
+    while len(other) < len(own) + (0 if black_last else 1):
+        other.append(next(fillers))
+    while len(own) + (0 if black_last else 1) < len(other):
+        own.insert(0, next(fillers))
+    own.append(last)
+    black, white = (own, other) if black_last else (other, own)
+    moves = [Move(*point) for turn in range(len(black))
+             for point in (black[turn], *white[turn:turn + 1])]
+    assert moves[-1] == Move(*last)
+    return _last_move_makes_five(moves, 15, 15, rule, "test")
 
 
 def test_makes_five_per_rule() -> None:

@@ -11,12 +11,12 @@ import pytest
 
 from arena.brainspec import BrainSpec, builtin_brain
 from arena.game import GameSettings, TimeControl
-from arena.records import read_psq, read_sgf
 from arena.rundir import RunDir, RunDirError
 from arena.stats import Sprt
 from arena.tournament import RunOptions, Tournament, TournamentConfig, TournamentError
 from brain.game.board import Board
 from brain.game.openings import Opening, random_openings
+from brain.game.records import read_psq, read_sgf
 from brain.game.referee import judge_move
 from brain.game.rules import Rule
 

@@ -33,7 +33,7 @@ from arena.board.app import board_server
 from arena.board.chromium import launch
 from arena.board.server import BoardServer
 from arena.brainspec import builtin_brain, parse_brain
-from arena.records import GameRecord, GameResult, write_sgf
+from brain.game.records import GameRecord, GameResult, write_sgf
 from tests.system_packages import require_commands
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -24,7 +24,7 @@ from arena.board.app import board_server
 from arena.board.reports import SearchWatch
 from arena.board.server import BoardServer
 from arena.brainspec import BrainSpec, builtin_brain, parse_brain
-from arena.records import GameRecord, GameResult, write_psq, write_sgf
+from brain.game.records import GameRecord, GameResult, write_psq, write_sgf
 from driver.client import BrainProcess, BrainRefused
 from protocol.analysis import (
     AnalysisReport,

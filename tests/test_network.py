@@ -28,12 +28,12 @@ from brain.eval.network import (
 )
 from brain.eval.patternmodel import DEFAULT_PATTERN_MODEL_NAME
 from brain.game.board import Board, Color
+from brain.game.records import GameResult
 from brain.game.rules import Rule
 from brain.train.data import (
     PASS,
     SOURCES,
     BatchStream,
-    GameResult,
     PositionSampler,
     RecordError,
     Replayer,

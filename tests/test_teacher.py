@@ -19,10 +19,11 @@ import pytest
 from brain.eval.features import legal_from_planes
 from brain.eval.patternmodel import PatternModel, default_pattern_model_path
 from brain.game.board import Board
+from brain.game.records import GameResult
 from brain.game.referee import judge_move
 from brain.game.rules import Rule
 from brain.game.symmetry import Symmetry, transform_point
-from brain.train.data import SOURCES, GameRecord, GameResult, load_source
+from brain.train.data import SOURCES, GameRecord, load_source
 from brain.train.patterns import teacher_examples
 from brain.train.supervised import TrainConfig
 from brain.train.supervised import run as train

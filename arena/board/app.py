@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from arena.brainspec import BrainSpec, unique_names
-from arena.records import GameRecord
+from brain.game.records import GameRecord
 
 if TYPE_CHECKING:
     from arena.board.runview import RunView

@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arena.records import GameRecord, RecordFormatError
 from arena.report import build_report
 from arena.rundir import RunDir
 from arena.stats import Sprt
+from brain.game.records import GameRecord, RecordFormatError
 
 __all__ = ["Loader", "RunView", "game_number", "live_games", "read_run_games"]
 

@@ -37,7 +37,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from arena.board.live import BoardRequestError, LiveGame, Setup
 from arena.board.runview import RunView
 from arena.brainspec import BrainSpec
-from arena.records import GameRecord, GameResult, RecordFormatError, parse_psq, parse_sgf
+from brain.game.records import GameRecord, GameResult, RecordFormatError, parse_psq, parse_sgf
 
 __all__ = ["STATIC", "BoardServer", "Hub", "create_app", "parse_game_file"]
 

@@ -1,5 +1,10 @@
 """Game records: the :class:`GameRecord` type, JSON, Piskvork PSQ and SGF.
 
+The one record of a finished game for the whole project: the arena writes its games
+with it, the web board and ``arena rate`` read them, and the trainer reads an arena
+run's ``games.jsonl`` with :func:`read_jsonl`. A PSQ file's missing result is judged by
+the referee (:mod:`brain.game.referee`), as the arena judges its games.
+
 Coordinates are Gomocup protocol coordinates: ``(x, y)``, 0-based, ``x`` the column
 and ``y`` the row counted from the top.  Black is the first player.
 
@@ -38,6 +43,10 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
+from brain.game.board import MAX_SIZE, MIN_SIZE, Board, Color
+from brain.game.referee import Ending, judge_move
+from brain.game.rules import Rule
+
 __all__ = [
     "PSQ_ERROR_CODE",
     "PSQ_TIMEOUT_CODE",
@@ -69,21 +78,46 @@ class RecordFormatError(ValueError):
 
 
 class GameResult(Enum):
-    """Outcome of a game."""
+    """Outcome of a game. ``UNKNOWN`` is for game files that record none (training
+    data); a :class:`GameRecord`, a finished game, never has it."""
 
     BLACK_WIN = "black"
     WHITE_WIN = "white"
     DRAW = "draw"
+    UNKNOWN = "unknown"
+
+    @classmethod
+    def of_winner(cls, color: Color) -> GameResult:
+        return cls.BLACK_WIN if color is Color.BLACK else cls.WHITE_WIN
 
     @property
     def black_score(self) -> float:
-        """Points for black: 1, 0.5 or 0."""
-        return {"black": 1.0, "draw": 0.5, "white": 0.0}[self.value]
+        """Points for black: 1, 0.5 or 0.
+
+        :raises ValueError: for ``UNKNOWN``.
+        """
+        return {"black": 1.0, "draw": 0.5, "white": 0.0}[self._known().value]
 
     @property
     def sgf(self) -> str:
-        """SGF ``RE`` value: ``B+``, ``W+`` or ``0``."""
-        return {"black": "B+", "draw": "0", "white": "W+"}[self.value]
+        """SGF ``RE`` value: ``B+``, ``W+`` or ``0``.
+
+        :raises ValueError: for ``UNKNOWN``.
+        """
+        return {"black": "B+", "draw": "0", "white": "W+"}[self._known().value]
+
+    def wdl(self, to_move: Color) -> tuple[float, float, float]:
+        """Win/draw/loss for ``to_move`` (one of them 1); all zeros for ``UNKNOWN``."""
+        if self is GameResult.UNKNOWN:
+            return (0.0, 0.0, 0.0)
+        if self is GameResult.DRAW:
+            return (0.0, 1.0, 0.0)
+        return (1.0, 0.0, 0.0) if self is GameResult.of_winner(to_move) else (0.0, 0.0, 1.0)
+
+    def _known(self) -> GameResult:
+        if self is GameResult.UNKNOWN:
+            raise ValueError("the game's result is unknown")
+        return self
 
 
 @dataclass(frozen=True)
@@ -145,8 +179,9 @@ class GameRecord:
         moves = tuple(_to_move(m, k) for k, m in enumerate(self.moves, start=1))
         object.__setattr__(self, "moves", moves)
         object.__setattr__(self, "tags", dict(self.tags))
-        if not isinstance(self.result, GameResult):
-            raise RecordFormatError(f"result must be a GameResult, got {self.result!r}")
+        if not isinstance(self.result, GameResult) or self.result is GameResult.UNKNOWN:
+            raise RecordFormatError(
+                f"result must be a GameResult other than UNKNOWN, got {self.result!r}")
         if self.rule not in VALID_RULES:
             raise RecordFormatError(
                 f"rule must be one of {sorted(VALID_RULES)} (Gomocup INFO rule), got {self.rule!r}"
@@ -240,7 +275,7 @@ class GameRecord:
         if missing:
             raise RecordFormatError(f"game record is missing field(s): {', '.join(missing)}")
         try:
-            result = GameResult(data["result"])
+            result = GameResult(data["result"])._known()
         except ValueError:
             raise RecordFormatError(
                 f"result must be 'black', 'white' or 'draw', got {data['result']!r}"
@@ -314,45 +349,6 @@ def read_jsonl(path: str | Path) -> Iterator[GameRecord]:
             if number == len(lines):  # the last line has no newline: an interrupted write
                 return
             raise RecordFormatError(f"{path}:{number}: {exc}") from None
-
-
-# ---------------------------------------------------------------------------------------
-# Five detection (used to infer PSQ results)
-# ---------------------------------------------------------------------------------------
-
-
-def _makes_five(stones: Mapping[tuple[int, int], int], x: int, y: int, rule: int) -> bool:
-    """Whether the stone just placed at ``(x, y)`` wins under Gomocup rule ``rule``.
-
-    ``stones`` maps squares to colours 0 (black) / 1 (white).  Rule 0: five or more;
-    1: exactly five; 4 (renju): exactly five for black, five or more for white; 8: five
-    or more not blocked at both ends by opponent stones (six or more always wins);
-    9: exactly five not blocked at both ends.  Board edges never block.
-    """
-    colour = stones[(x, y)]
-    for dx, dy in ((1, 0), (0, 1), (1, 1), (1, -1)):
-        run = 1
-        ends: list[int | None] = []
-        for sign in (1, -1):
-            k = 1
-            while stones.get((x + sign * k * dx, y + sign * k * dy)) == colour:
-                k += 1
-            run += k - 1
-            ends.append(stones.get((x + sign * k * dx, y + sign * k * dy)))
-        blocked_both = all(e is not None and e != colour for e in ends)
-        if rule == 0:
-            win = run >= 5
-        elif rule == 1:
-            win = run == 5
-        elif rule == 4:
-            win = run == 5 or (run > 5 and colour == 1)
-        elif rule == 8:
-            win = run >= 6 or (run == 5 and not blocked_both)
-        else:  # 9
-            win = run == 5 and not blocked_both
-        if win:
-            return True
-    return False
 
 
 # ---------------------------------------------------------------------------------------
@@ -495,13 +491,13 @@ def _infer_psq_result(
 ) -> tuple[GameResult, str]:
     if rule not in VALID_RULES:
         raise RecordFormatError(f"rule must be one of {sorted(VALID_RULES)}, got {rule!r}")
-    stones: dict[tuple[int, int], int] = {}
+    seen: set[tuple[int, int]] = set()
     for k, m in enumerate(moves):
-        if m.point in stones:
+        if m.point in seen:
             raise RecordFormatError(f"{source}: move {k + 1} at {m.point} repeats a square")
-        stones[m.point] = k % 2
+        seen.add(m.point)
     last_colour = (len(moves) - 1) % 2
-    if moves and _makes_five(stones, moves[-1].x, moves[-1].y, rule):
+    if moves and _last_move_makes_five(moves, width, height, rule, source):
         return (GameResult.BLACK_WIN if last_colour == 0 else GameResult.WHITE_WIN), "five"
     if len(moves) == width * height:
         return GameResult.DRAW, "draw: board full"
@@ -516,6 +512,23 @@ def _infer_psq_result(
         f"{source}: cannot infer the result: the last move makes no five under rule {rule}, "
         f"the board is not full and the error code is 0; pass result= (and reason=)"
     )
+
+
+def _last_move_makes_five(moves: Sequence[Move], width: int, height: int, rule: int,
+                          source: str) -> bool:
+    """Whether the last of ``moves`` (black first, alternating) wins by five under Gomocup
+    rule ``rule``, as the referee judges it."""
+    if max(width, height) < 5:
+        return False  # no line of five fits
+    if not (MIN_SIZE <= width <= MAX_SIZE and MIN_SIZE <= height <= MAX_SIZE):
+        raise RecordFormatError(
+            f"{source}: cannot judge the result on a {width}x{height} board (the referee "
+            f"plays {MIN_SIZE} to {MAX_SIZE} a side); pass result= (and reason=)")
+    board = Board(width, height, Rule.from_gomocup(rule))
+    for move in moves[:-1]:
+        board.play(board.index(move.x, move.y))
+    verdict = judge_move(board, board.index(moves[-1].x, moves[-1].y))
+    return verdict is not None and verdict.ending is Ending.FIVE
 
 
 def read_psq(path: str | Path, **kwargs: Any) -> GameRecord:

@@ -148,7 +148,7 @@ class BrainLoop:
         if isinstance(command, cmd.YxStop):
             self.session.stop_search(received_at)
             return
-        if isinstance(command, cmd.Info) and command.key == "timeout_turn" \
+        if isinstance(command, cmd.Info) and command.key == cmd.InfoKey.TIMEOUT_TURN \
                 and command.value.strip() == "0":
             self.session.stop_search(received_at)
         self._queue.put((command, received_at))

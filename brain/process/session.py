@@ -33,6 +33,7 @@ from brain.search.timecontrol import MoveBudget, TimeSettings, plan_move
 from protocol import commands as cmd
 from protocol import replies
 from protocol.analysis import EXTENSIONS_KEY
+from protocol.commands import UNLIMITED_TIME_MS, InfoKey
 
 log = logging.getLogger("brain")
 
@@ -49,7 +50,6 @@ class SearchState:
     """What the reader thread may touch while a search runs."""
 
     stop: threading.Event = field(default_factory=threading.Event)
-    running: bool = False
 
 
 #: Who ABOUT names as the author unless told otherwise (``--author``).
@@ -75,7 +75,6 @@ class Session:
         self.settings = TimeSettings()
         self.board: Board | None = None
         self._size: tuple[int, int] | None = None
-        self.folder: str | None = None
         self.search = SearchState()
         #: Set by the reader when END arrives: what came before it is still answered,
         #: in order, but without new thinking (a move request gets the one-ply choice,
@@ -216,14 +215,20 @@ class Session:
         try:
             if self.reports.configure(key, value):
                 return
-            if key in ("timeout_turn", "timeout_match", "time_left", "max_memory"):
-                setattr(self.settings, key, command.as_int())
-                if key == "max_memory":
+            match key:
+                case InfoKey.TIMEOUT_TURN:
+                    self.settings.timeout_turn = command.as_int()
+                case InfoKey.TIMEOUT_MATCH:
+                    self.settings.timeout_match = command.as_int()
+                case InfoKey.TIME_LEFT:
+                    left = command.as_int()
+                    self.settings.time_left = None if left == UNLIMITED_TIME_MS else left
+                case InfoKey.MAX_MEMORY:
+                    self.settings.max_memory = command.as_int()
                     self._memory_cost = self.engine.limit_memory(self.settings.max_memory)
-            elif key == "rule":
-                self._set_rule(command.as_int())
-            elif key == "folder":
-                self.folder = value
+                case InfoKey.RULE:
+                    self._set_rule(command.as_int())
+                # Any other key is not needed (``folder``: this brain keeps no files).
         except Exception as exc:
             self._pending_error = str(exc)
             log.warning("INFO %s %s: %s", key, value, exc)
@@ -341,7 +346,7 @@ class Session:
             return fallback  # no time, or told to stop before the search began
         result: list[int] = []
         stop = threading.Event()
-        self.search = SearchState(stop=stop, running=True)
+        self.search = SearchState(stop=stop)
         if self._stop_requested_at >= received_at:
             stop.set()  # the request came while this search was being set up
 
@@ -360,7 +365,6 @@ class Session:
         worker.start()
         worker.join(timeout=max(0.0, budget.hard - time.monotonic()))
         stop.set()
-        self.search.running = False
         if worker.is_alive() or not result:
             if not worker.is_alive():
                 return fallback  # the engine failed (logged above)

@@ -10,8 +10,6 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-#: ``INFO time_left`` value meaning "no game clock".
-UNLIMITED = 2147483647
 #: Budget when the manager asks for moves "as fast as possible" (timeout_turn 0).
 INSTANT_S = 0.05
 #: The least search worth starting; with less, the one-ply choice plays.
@@ -33,15 +31,16 @@ class TimeSettings:
     timeout_turn: int = 5000
     #: Per-game limit; 0 means none.
     timeout_match: int = 0
-    #: Game time left before this move; may be negative; UNLIMITED means none.
-    time_left: int = UNLIMITED
+    #: Game time left before this move; may be negative; None: no game clock (the
+    #: protocol's ``INFO time_left 2147483647``).
+    time_left: int | None = None
     #: Memory limit for the brain and its children; 0 means none.
     max_memory: int = 0
 
     @property
     def has_game_clock(self) -> bool:
         """Whether a game clock runs: time a move leaves unused is kept for later moves."""
-        return self.time_left != UNLIMITED
+        return self.time_left is not None
 
 
 @dataclass(frozen=True)
@@ -89,7 +88,7 @@ def plan_move(settings: TimeSettings, received_at: float, moves_played: int,
         return MoveBudget(received_at + INSTANT_S, received_at + INSTANT_S)
     limit_ms = float(settings.timeout_turn) if settings.timeout_turn > 0 else float("inf")
     share_ms = limit_ms
-    if settings.has_game_clock:
+    if settings.time_left is not None:  # a game clock
         left = float(settings.time_left)
         limit_ms = min(limit_ms, max(left, 0.0))
         # Expect a good number of further moves; spend a fraction of the clock on this one.

@@ -31,7 +31,6 @@ moves, so their key is the opening and both games of a pair fall into one split.
 
 from __future__ import annotations
 
-import enum
 import lzma
 import zlib
 from collections import Counter
@@ -46,6 +45,7 @@ from brain.eval.features import PLANE_COUNT, encode
 from brain.game.board import Board, Color
 from brain.game.forbidden import forbidden_kind
 from brain.game.notation import NotationError, parse_point
+from brain.game.records import GameResult
 from brain.game.rules import Rule
 from brain.resources import shared_data_dir
 
@@ -64,32 +64,11 @@ class OccupiedPointError(RecordError):
     """A record with a move onto a stone (the renju file has a few such corrupt games)."""
 
 
-class GameResult(enum.Enum):
-    """The result of a game as recorded (after correction by the board)."""
-
-    BLACK_WIN = "black"
-    WHITE_WIN = "white"
-    DRAW = "draw"
-    UNKNOWN = "unknown"
-
-    def wdl(self, to_move: Color) -> tuple[float, float, float]:
-        """Win/draw/loss target for ``to_move``; all zeros for an unknown result."""
-        if self is GameResult.UNKNOWN:
-            return (0.0, 0.0, 0.0)
-        if self is GameResult.DRAW:
-            return (0.0, 1.0, 0.0)
-        winner = Color.BLACK if self is GameResult.BLACK_WIN else Color.WHITE
-        return (1.0, 0.0, 0.0) if winner is to_move else (0.0, 0.0, 1.0)
-
-    @classmethod
-    def of_winner(cls, color: Color) -> GameResult:
-        return cls.BLACK_WIN if color is Color.BLACK else cls.WHITE_WIN
-
-
 @dataclass(frozen=True)
 class GameRecord:
-    """One game: moves as cell indices (``y * width + x``, :data:`PASS` for a pass),
-    black first, colours alternating."""
+    """One game as training data: moves as cell indices (``y * width + x``, :data:`PASS`
+    for a pass), black first, colours alternating; the result may be unknown. (A finished
+    game as the arena records it is :class:`brain.game.records.GameRecord`.)"""
 
     width: int
     height: int

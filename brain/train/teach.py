@@ -58,6 +58,7 @@ import numpy as np
 
 from brain.game.board import Board, Color
 from brain.game.openings import random_openings
+from brain.game.records import RecordFormatError, read_jsonl
 from brain.game.referee import judge_move
 from brain.game.rules import Rule
 from brain.train.data import (
@@ -65,7 +66,6 @@ from brain.train.data import (
     PASS,
     SOURCES,
     GameRecord,
-    GameResult,
     load_source,
 )
 from brain.train.selfplay import (
@@ -76,6 +76,7 @@ from brain.train.selfplay import (
     play_game,
 )
 from brain.train.teachdata import NO_OUTCOME, LabelledPosition, ShardStore, position_key
+from driver.judgement import RAPFI_SCALE
 from driver.teacher import Label, Teacher, TeacherConfig, TeacherError
 from protocol.syntax import Point
 
@@ -110,7 +111,7 @@ class TeachConfig:
     move_ms: int = 200
     multipv: int = 1
     pause_ms: int = 20
-    eval_scale: float = 200.0
+    eval_scale: float = RAPFI_SCALE
     rule: int = 0
     sources: list[str] = field(default_factory=lambda: list(DEFAULT_SOURCES))
     plies_per_game: int = 2
@@ -242,38 +243,26 @@ def arena_records(run: Path, rule: Rule) -> list[GameRecord]:
     """The finished games of the arena run folder ``run`` played under ``rule``, as
     training records whose opening stones are no targets.
 
-    Read from ``games.jsonl`` directly (the brain's layers may not import the arena):
-    one JSON object a line with ``width``, ``height``, the Gomocup ``rule``, ``moves``
-    as ``[x, y]`` or ``[x, y, ms]``, ``opening_length`` and ``result``; a torn last line
-    (a run killed mid-write) is skipped.
+    Read from the run's ``games.jsonl`` with :func:`brain.game.records.read_jsonl`, the
+    arena's own reader (a torn last line, a run killed mid-write, is skipped).
 
     :raises TeachError: the folder has no readable ``games.jsonl``, or a bad line.
     """
     path = run / "games.jsonl"
     try:
-        lines = path.read_text(encoding="utf-8").split("\n")
+        games = list(read_jsonl(path))
     except OSError as exc:
         raise TeachError(f"cannot read the arena games of {run}: {exc}") from None
+    except RecordFormatError as exc:
+        raise TeachError(f"not an arena game record: {exc}") from None
     records = []
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
+    for number, game in enumerate(games, start=1):
+        if Rule.from_gomocup(game.rule) is not rule:
             continue
-        try:
-            game = json.loads(line)
-            width, height = int(game["width"]), int(game["height"])
-            cells = tuple(int(move[1]) * width + int(move[0]) for move in game["moves"])
-            record = GameRecord(width, height, Rule.from_gomocup(int(game["rule"])), cells,
-                                GameResult(game["result"]),
-                                first_target=int(game.get("opening_length", 0)),
-                                split_key=f"{run.name}:{number}")
-        except json.JSONDecodeError:
-            if number == len(lines):
-                break
-            raise TeachError(f"{path}:{number}: not a JSON game record") from None
-        except (KeyError, TypeError, ValueError, IndexError) as exc:
-            raise TeachError(f"{path}:{number}: not an arena game record ({exc})") from None
-        if record.rule is rule:
-            records.append(record)
+        cells = tuple(move.y * game.width + move.x for move in game.moves)
+        records.append(GameRecord(game.width, game.height, rule, cells, game.result,
+                                  first_target=game.opening_length,
+                                  split_key=f"{run.name}:{number}"))
     return records
 
 

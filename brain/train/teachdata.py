@@ -55,10 +55,10 @@ from typing import Any
 import numpy as np
 
 from brain.game.board import Board
+from brain.game.records import GameResult
 from brain.game.rules import Rule
 from brain.train.data import (
     GameRecord,
-    GameResult,
     PositionSampler,
     apply_symmetry,
     in_validation,
