@@ -81,17 +81,26 @@ class MctsEngine:
         self.search.reset()
 
     def limit_memory(self, max_bytes: int) -> str | None:
-        from brain.search.mcts import GOMOCUP_MEMORY_BYTES, NODE_BYTES, RESERVED_BYTES
+        from brain.search.mcts import (
+            GOMOCUP_MEMORY_BYTES,
+            MIN_NODES,
+            NODE_BYTES,
+            RESERVED_BYTES,
+        )
 
         self.search.limit_memory(max_bytes)
         nodes = self.search.config.max_nodes
         full = (GOMOCUP_MEMORY_BYTES - RESERVED_BYTES) // NODE_BYTES
         if nodes >= full:
             return None
-        return (f"the search's tree is held to {nodes:,} nodes (it counts {NODE_BYTES:,} "
+        cost = (f"a search stops at {nodes:,} nodes of tree (it counts {NODE_BYTES:,} "
                 f"bytes a node and sets {RESERVED_BYTES >> 20} MiB aside for the rest of the "
                 f"process and the threat solver's tables), where Gomocup's "
                 f"{GOMOCUP_MEMORY_BYTES >> 20} MiB allows {full:,}")
+        if nodes > MIN_NODES:
+            return cost
+        return (f"{cost}; a limit this low is not kept: the threat solver's table, which it "
+                f"does not bound, takes up to about 35 MiB in a game")
 
 
 def load_network(weights: Path | None = None) -> Evaluator | None:

@@ -878,11 +878,17 @@ def test_a_memory_limit_that_cuts_the_tree_is_stated_once(spawn: Spawn) -> None:
             break
         brain.send(f"TURN {theirs[0]},{theirs[1]}")
         ours = brain.read_move(1.0 + REPLY_SLACK_S)
+    # A second game in the same process, the limit sent again (as c-gomoku-cli does):
+    # nothing new to state.
+    start(brain, "START 15", "INFO max_memory 67108864", "INFO timeout_turn 1000")
+    brain.send(*board(*opening))
+    brain.read_move(WAIT_S)
     notes = [line for line in brain.side_lines if "max_memory" in line]
     assert len(notes) == 1, brain.side_lines
     match = re.fullmatch(r"MESSAGE memory: INFO max_memory is 64 MiB and this process holds "
-                         r"(\d+) MiB before searching.*: the search's tree is held to 2,000 "
-                         r"nodes .* where Gomocup's 350 MiB allows 129,324; .*", notes[0])
+                         r"(\d+) MiB before searching.*: a search stops at 2,000 nodes of "
+                         r"tree .* where Gomocup's 350 MiB allows 129,324; a limit this low is "
+                         r"not kept: .*", notes[0])
     assert match is not None, notes[0]
     assert 20 < int(match.group(1)) < 64, notes[0]
     searched = [int(n) for line in brain.side_lines for n in re.findall(r" nodes (\d+)", line)]

@@ -87,8 +87,11 @@ class Session:
         self._stop_requested_at = float("-inf")
         self._pending_error: str | None = None
         #: What the last ``INFO max_memory`` costs the search (:meth:`Searcher.limit_memory`),
-        #: stated once, at the next move request; None: nothing to state.
+        #: to state at the next move request; None: nothing to state.
         self._memory_cost: str | None = None
+        #: The limit last stated: a manager that sends the same limit for every game
+        #: (c-gomoku-cli) hears about it once.
+        self._memory_stated: int | None = None
         self._worker: threading.Thread | None = None
         #: Whether the last move came from the engine (not the fallback), so its summary
         #: describes that move.
@@ -225,7 +228,9 @@ class Session:
                     self.settings.time_left = None if left == UNLIMITED_TIME_MS else left
                 case InfoKey.MAX_MEMORY:
                     self.settings.max_memory = command.as_int()
-                    self._memory_cost = self.engine.limit_memory(self.settings.max_memory)
+                    cost = self.engine.limit_memory(self.settings.max_memory)
+                    if self.settings.max_memory != self._memory_stated:
+                        self._memory_cost = cost
                 case InfoKey.RULE:
                     self._set_rule(command.as_int())
                 # Any other key is not needed (``folder``: this brain keeps no files).
@@ -315,6 +320,7 @@ class Session:
         if self._memory_cost is not None:
             self._state_memory_limit(self._memory_cost)
             self._memory_cost = None
+            self._memory_stated = self.settings.max_memory
         move = self._search(received_at)
         self.reports.end(self.engine, self._searched)
         return move
@@ -331,8 +337,7 @@ class Session:
                      if held > limit / 2 else "")
             footprint = f"this process holds {held / 2**20:.0f} MiB before searching{below}"
         text = (f"memory: INFO max_memory is {limit / 2**20:.0f} MiB and {footprint}: "
-                f"{cost}; a search that reaches it plays its best move then (docs/brain.md, "
-                f"Memory)")
+                f"{cost} (docs/brain.md, Memory)")
         log.info(text)
         self.write(replies.message(text))
 
