@@ -14,12 +14,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from arena.errors import ArenaError
 from brain.game.openings import Opening, random_opening_stream
 from driver.teacher import Teacher
 from protocol.syntax import Point
 
 
-class BalanceError(RuntimeError):
+class BalanceError(ArenaError, RuntimeError):
     """The judge cannot rate openings, or too few near-even ones were found."""
 
 

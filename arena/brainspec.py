@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from arena.errors import ArenaError
 from brain.catalog import DEFAULT_ENGINE, ENGINE_NAMES
 
 __all__ = [
@@ -42,7 +43,7 @@ BASELINE_LEVELS: dict[str, tuple[int, ...]] = {"alphabeta": (1, 3)}
 _PYTHONS = ("python", "python3", "pypy", "pypy3")
 
 
-class BrainSpecError(ValueError):
+class BrainSpecError(ArenaError, ValueError):
     """A brain description that cannot be launched here (the message says what to do)."""
 
 

@@ -28,18 +28,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from arena.balance import BalanceError, balanced_openings
-from arena.board.app import BoardMissing
-from arena.brainspec import BrainSpec, BrainSpecError, default_roster, parse_brain
+from arena.brainspec import BrainSpec, default_roster, parse_brain
 from arena.check import Outcome, render_checks, run_checks
+from arena.errors import ArenaError
 from arena.game import GameSettings, TimeControl
 from arena.report import build_report
-from arena.rundir import RunDir, RunDirError
+from arena.rundir import RunDir
 from arena.schedule import pairings
 from arena.stats import Sprt
-from arena.tournament import RunOptions, Tournament, TournamentConfig, TournamentError
-from brain.game.openings import OpeningFileError, OpeningFormat, load_openings, random_openings
-from brain.game.records import GameRecord, RecordFormatError, read_jsonl, read_psq, read_sgf
-from brain.game.rules import Rule, UnsupportedRuleError
+from arena.tournament import RunOptions, Tournament, TournamentConfig
+from brain.errors import PbrainError
+from brain.game.openings import OpeningFormat, load_openings, random_openings
+from brain.game.records import GameRecord, read_jsonl, read_psq, read_sgf
+from brain.game.rules import Rule
 from brain.resources import shared_data_dir
 from driver.teacher import Teacher, TeacherConfig, TeacherError
 
@@ -69,7 +70,7 @@ tolerance, 2 games at once.
 Any option given still applies."""
 
 
-class CliError(Exception):
+class CliError(ArenaError):
     """A command-line problem; printed as ``arena: error: ...``."""
 
 
@@ -605,7 +606,6 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "openings": _openings}
     try:
         return handlers[args.command](args)
-    except (CliError, BrainSpecError, TournamentError, RunDirError, OpeningFileError,
-            RecordFormatError, UnsupportedRuleError, BoardMissing, OSError) as exc:
+    except (ArenaError, PbrainError, OSError) as exc:
         print(f"arena: error: {exc}", file=sys.stderr)
         return 1

@@ -37,6 +37,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from arena.errors import ArenaError
 from brain.game.records import GameRecord, append_jsonl, read_jsonl, write_psq, write_sgf
 
 __all__ = ["RunDir", "RunDirError", "config_differences"]
@@ -44,7 +45,7 @@ __all__ = ["RunDir", "RunDirError", "config_differences"]
 CONFIG_VERSION = 1
 
 
-class RunDirError(ValueError):
+class RunDirError(ArenaError, ValueError):
     """The output directory cannot be used as asked (the message says what to do)."""
 
 

@@ -41,6 +41,8 @@ from typing import Literal
 
 import numpy as np
 
+from arena.errors import ArenaError
+
 __all__ = [
     "WDL",
     "Z95",
@@ -84,7 +86,7 @@ _PENTA_SCORES = (0.0, 0.25, 0.5, 0.75, 1.0)
 _GSPRT_EPS = 1e-3
 
 
-class RatingError(ValueError):
+class RatingError(ArenaError, ValueError):
     """The data cannot be rated as asked (too few players, disconnected players...)."""
 
 
@@ -227,11 +229,6 @@ class WDL:
         if self.games == 0:
             raise ValueError("WDL.score: no games played")
         return self.points / self.games
-
-    @property
-    def draw_ratio(self) -> float:
-        """Fraction of drawn games (0 when there are no games)."""
-        return self.draws / self.games if self.games else 0.0
 
     def reversed(self) -> WDL:
         """The same results seen from the opponent's side."""

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from arena.brainspec import BrainSpec, BrainSpecError, unique_names
+from arena.errors import ArenaError
 from arena.game import (
     GameAborted,
     GameSettings,
@@ -61,7 +62,7 @@ __all__ = [
 ]
 
 
-class TournamentError(ValueError):
+class TournamentError(ArenaError, ValueError):
     """The tournament cannot be run as configured (the message says what to change)."""
 
 

@@ -3,7 +3,7 @@
 :mod:`driver.client`
     :class:`~driver.client.BrainProcess`, one brain process over pipes: spawned in its own
     session, every request timed, every failure a typed
-    :class:`~driver.client.BrainError` (the root of this package's errors).
+    :class:`~driver.client.BrainError`.
 :mod:`driver.teacher`
     a teacher: any brain asked for its move in positions, with its judgement of them
     (labelling training positions, judging openings).
@@ -14,7 +14,8 @@
     a connection to a Ray cluster, which runs the arena's games and the trainer's
     self-play on many machines (the job ships this checkout).
 
-The wire format itself (commands, replies, their syntax) is :mod:`protocol`; this package
+Every error of the package derives from :class:`driver.errors.DriverError`. The wire
+format itself (commands, replies, their syntax) is :mod:`protocol`; this package
 only uses it. ``arena`` and ``brain.train`` may import it; nothing of ``brain``'s play
 path does.
 """

@@ -83,6 +83,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Final
 
+from driver.errors import DriverError
 from protocol.commands import (
     UNLIMITED_TIME_MS,
     About,
@@ -152,7 +153,7 @@ MAX_PENDING_LINES: Final = 10_000
 # Errors
 
 
-class BrainError(Exception):
+class BrainError(DriverError):
     """Base class of every failure of a brain. ``str()`` is one line naming the brain."""
 
     def __init__(self, brain: str, reason: str) -> None:

@@ -38,6 +38,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
+from driver.errors import DriverError
+
 __all__ = ["RAY_REQUIREMENT", "ClusterUnavailable", "RayConnection", "connect", "import_ray"]
 
 #: What the ``cluster`` extra installs (Ray with its client, for ``ray://`` addresses).
@@ -55,7 +57,7 @@ _FOLLOW_GITIGNORE = "RAY_RUNTIME_ENV_IGNORE_GITIGNORE"
 _CHECKOUT = Path(__file__).resolve().parent.parent
 
 
-class ClusterUnavailable(RuntimeError):
+class ClusterUnavailable(DriverError, RuntimeError):
     """Ray is missing, or the cluster cannot be reached (the message says what to do)."""
 
 

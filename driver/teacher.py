@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from driver.client import BrainError, BrainProcess, BrainProtocolError
+from driver.errors import DriverError
 from driver.judgement import RAPFI_SCALE, Judgement, read_judgement
 from protocol.commands import Board, Field, Stone, command_lines
 from protocol.replies import MoveReply
@@ -44,7 +45,7 @@ REPORT_INFO: tuple[tuple[str, str], ...] = (("thread_num", "1"), ("show_detail",
 ANALYSIS_INFO = ("show_analysis", "3600000")
 
 
-class TeacherError(RuntimeError):
+class TeacherError(DriverError, RuntimeError):
     """The teacher failed on a position twice in a row (the message says how)."""
 
 

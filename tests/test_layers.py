@@ -22,7 +22,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("brain", "protocol", "driver", "arena")
 #: Modules that import nothing of the project and serve every layer and the arena.
-BASE = ("brain", "brain.resources", "brain.catalog", "brain.native")
+BASE = ("brain", "brain.resources", "brain.catalog", "brain.native", "brain.errors")
 
 
 def module_name(path: Path) -> str:
@@ -77,11 +77,11 @@ def allowed(source: str) -> tuple[str, ...]:
     if source in BASE:
         return ()
     if within(source, "brain.game"):
-        return ("brain.game",)
+        return ("brain.game", "brain.errors")
     if within(source, "brain.eval"):
-        return ("brain.game", "brain.eval", "brain.resources")
+        return ("brain.game", "brain.eval", "brain.resources", "brain.errors")
     if within(source, "brain.search"):
-        return ("brain.game", "brain.eval", "brain.search")
+        return ("brain.game", "brain.eval", "brain.search", "brain.errors")
     if within(source, "brain.train"):
         # Everything of the brain, and the engine driver (the teacher pipeline drives
         # other brains); never the arena.

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from arena.brainspec import BrainSpec, unique_names
+from arena.errors import ArenaError
 from brain.game.records import GameRecord
 
 if TYPE_CHECKING:
@@ -17,7 +18,7 @@ if TYPE_CHECKING:
 __all__ = ["BoardMissing", "board_server"]
 
 
-class BoardMissing(RuntimeError):
+class BoardMissing(ArenaError, RuntimeError):
     """The web board's libraries are not installed."""
 
 

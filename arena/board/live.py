@@ -33,6 +33,7 @@ from typing import Any
 
 from arena.board.reports import Heard, SearchWatch
 from arena.brainspec import BrainSpec
+from arena.errors import ArenaError
 from brain.game.board import MAX_SIZE, MIN_SIZE, Board, Color, IllegalMoveError
 from brain.game.forbidden import forbidden_kind
 from brain.game.referee import Ending, judge_move
@@ -63,7 +64,7 @@ REPLY_PAUSE_S = 0.03
 Publish = Callable[[dict[str, Any]], None]
 
 
-class BoardRequestError(ValueError):
+class BoardRequestError(ArenaError, ValueError):
     """A request the game cannot carry out now (not your turn, an occupied square...)."""
 
 

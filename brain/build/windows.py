@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from brain.build.extensions import COMPILE_FLAGS
+from brain.errors import PbrainError
 from brain.native import COMPILED_MODULES, FRESH_ENV
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -110,7 +111,7 @@ WINE_TIMEOUT = 900.0
 Log = Callable[[str], None]
 
 
-class WindowsBuildError(RuntimeError):
+class WindowsBuildError(PbrainError, RuntimeError):
     """A step of the Windows build failed; the message says which and what to do."""
 
 

@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
+from brain.errors import PbrainError
 from brain.eval.features import FEATURE_VERSION, PLANE_COUNT, encode_batch, legal_from_planes
 from brain.game.board import Board
 from brain.resources import weights_dir
@@ -54,7 +55,7 @@ FORMAT = "pbrain-zero-net"
 FORMAT_VERSION = 1
 
 
-class WeightsError(ValueError):
+class WeightsError(PbrainError, ValueError):
     """A weights file that is missing, malformed, or made for other input features."""
 
 

@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from brain.errors import PbrainError
 from brain.eval import patternscore
 from brain.game.board import Board
 from brain.resources import weights_dir
@@ -47,7 +48,7 @@ RELATIONS = 2 * RELATION_DISTANCES
 VALUE_FEATURES = patternscore.VALUE_INPUTS
 
 
-class PatternModelError(ValueError):
+class PatternModelError(PbrainError, ValueError):
     """A pattern-model file that cannot be used (missing arrays, wrong shapes or format)."""
 
 

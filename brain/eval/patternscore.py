@@ -4,7 +4,7 @@ counts, the value perceptron and the softmax of the cell logits.
 The tree search evaluates thousands of leaves a second with the pattern model. Written as
 numpy calls on arrays of a few hundred cells, each step cost more in call overhead than
 in arithmetic (about 150 µs a leaf, most of a playout's time); here they are plain loops
-over typed memoryviews, compiled with the search core (:mod:`brain.game.compiled`), and
+over typed memoryviews, compiled with the search core (:mod:`brain.native`), and
 they run unchanged, only slower, as Python. Both forms do the same floating-point
 operations in the same order (C's ``exp``, ``log1p`` and ``tanh`` are what Python's
 ``math`` calls), so the compiled and the pure search agree to the last bit.
@@ -110,11 +110,6 @@ def value_logit(w1: cython.double[:, ::1], b1: cython.double[::1], w2: cython.do
         if hidden > 0.0:
             out += w2[j] * hidden
     return out + b2
-
-
-def value_of_logit(logit: cython.double) -> cython.double:
-    """The expected result in [-1, 1] (``2 P(win) - 1``) of a winning logit."""
-    return tanh(logit / 2.0)
 
 
 @cython.ccall

@@ -7,7 +7,7 @@ keys, their :class:`~brain.game.patterns.Pattern` in each direction for both col
 combined :class:`~brain.game.patterns.Threat`, so "what would this move make?" is one array
 read.
 
-The module is written in Cython's pure-Python mode (see :mod:`brain.game.compiled`): the
+The module is written in Cython's pure-Python mode (see :mod:`brain.native`): the
 board keeps its state in numpy arrays, which the rest of the code reads, and the hot
 paths (:meth:`Board._update` and the cell queries) walk them as typed memoryviews in flat
 loops, which the compiled module runs as C.
@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import cython
 import numpy as np
 
+from brain.errors import PbrainError
 from brain.game.patterns import (
     HALF,
     PATTERN_COUNT,
@@ -59,11 +60,11 @@ class Color(enum.IntEnum):
 EMPTY = 0
 
 
-class BoardSizeError(ValueError):
+class BoardSizeError(PbrainError, ValueError):
     """A board size outside what the engine plays."""
 
 
-class IllegalMoveError(ValueError):
+class IllegalMoveError(PbrainError, ValueError):
     """A move off the board or onto an occupied cell."""
 
 

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import string
 
+from brain.errors import PbrainError
+
 _LETTERS = string.ascii_uppercase
 
 
-class NotationError(ValueError):
+class NotationError(PbrainError, ValueError):
     """A cell name that does not name a cell of the board."""
 
 

@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
 
+from brain.errors import PbrainError
 from brain.game.symmetry import Point, Symmetry, transform_point
 
 __all__ = [
@@ -62,11 +63,11 @@ __all__ = [
 _GTP_LETTERS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
 
 
-class IllegalOpeningError(ValueError):
+class IllegalOpeningError(PbrainError, ValueError):
     """An opening's stones are off the board or repeat a square."""
 
 
-class OpeningFileError(ValueError):
+class OpeningFileError(PbrainError, ValueError):
     """A line of an opening file could not be used.
 
     Attributes: ``source`` (file name or ``"<string>"``), ``line_number`` (1-based),

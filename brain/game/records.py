@@ -43,6 +43,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
+from brain.errors import PbrainError
 from brain.game.board import MAX_SIZE, MIN_SIZE, Board, Color
 from brain.game.referee import Ending, judge_move
 from brain.game.rules import Rule
@@ -73,7 +74,7 @@ VALID_RULES = frozenset({0, 1, 4, 8, 9})
 _SGF_MAX_SIDE = 52
 
 
-class RecordFormatError(ValueError):
+class RecordFormatError(PbrainError, ValueError):
     """A record (JSON, PSQ or SGF) is malformed or describes an impossible game."""
 
 

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import enum
 
+from brain.errors import PbrainError
 
-class UnsupportedRuleError(ValueError):
+
+class UnsupportedRuleError(PbrainError, ValueError):
     """The manager asked for a rule this engine does not play."""
 
 

@@ -7,7 +7,7 @@ defence. A five is never forbidden, so five cells need no check. Cell lists come
 as Python ``int`` lists, strongest threat first, ties by cell index, so that callers
 iterate them cheaply and deterministically.
 
-Compiled with the board (:mod:`brain.game.compiled`): the scans over the cells are the
+Compiled with the board (:mod:`brain.native`): the scans over the cells are the
 board's typed loops (:meth:`Board.threat_cells`, :meth:`Board.has_threat`), and the rest
 works on short lists of ints. Colours are taken as ints (a :class:`Color` is one), and
 ``tactics.pxd`` makes the functions C calls for the compiled searches: the threat solver

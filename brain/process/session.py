@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from brain import __version__
+from brain.errors import PbrainError
 from brain.eval.heuristic import choose_move as quick_move
 from brain.game.board import (
     MAX_SIZE,
@@ -41,7 +42,7 @@ log = logging.getLogger("brain")
 INTERPRETER_STARTUP_S = 0.15
 
 
-class CommandRefused(Exception):
+class CommandRefused(PbrainError):
     """A known command that cannot be carried out; the reason goes into ``ERROR``."""
 
 

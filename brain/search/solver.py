@@ -36,6 +36,7 @@ from dataclasses import dataclass
 
 import cython
 
+from brain.errors import PbrainError
 from brain.game.board import Board, Color
 from brain.game.patterns import Threat
 from brain.game.tactics import (
@@ -75,7 +76,7 @@ class Status(enum.Enum):
     UNKNOWN = "unknown"
 
 
-class NoWinError(ValueError):
+class NoWinError(PbrainError, ValueError):
     """A winning move was asked of a result that holds no win."""
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 import torch
 
+from brain.errors import PbrainError
 from brain.eval.network import Architecture
 from brain.train.model import PolicyValueModel
 
@@ -21,7 +22,7 @@ LAST = "last.pt"
 BEST = "best.pt"
 
 
-class CheckpointError(ValueError):
+class CheckpointError(PbrainError, ValueError):
     """A checkpoint file that is missing or is not one of ours."""
 
 

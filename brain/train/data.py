@@ -41,6 +41,7 @@ from typing import Literal
 
 import numpy as np
 
+from brain.errors import PbrainError
 from brain.eval.features import PLANE_COUNT, encode
 from brain.game.board import Board, Color
 from brain.game.forbidden import forbidden_kind
@@ -56,7 +57,7 @@ PASS = -1
 DEFAULT_DATA_DIR = shared_data_dir()
 
 
-class RecordError(ValueError):
+class RecordError(PbrainError, ValueError):
     """A game record that cannot be read or replayed."""
 
 

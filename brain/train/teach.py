@@ -56,6 +56,7 @@ from typing import Any
 
 import numpy as np
 
+from brain.errors import PbrainError
 from brain.game.board import Board, Color
 from brain.game.openings import random_openings
 from brain.game.records import RecordFormatError, read_jsonl
@@ -96,7 +97,7 @@ _GENERATED = re.compile(r"(openings|selfplay)(\d+)")
 ARENA_PREFIX = "arena:"
 
 
-class TeachError(RuntimeError):
+class TeachError(PbrainError, RuntimeError):
     """A run that cannot start or go on (the message says why and what to do)."""
 
 
