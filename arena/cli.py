@@ -13,6 +13,8 @@
 ``openings --judge BRAIN --out FILE``
     Random openings a judge brain rates near even (:mod:`arena.balance`), as an opening
     file for ``run --openings``.
+``photo IMAGE [BRAIN]``
+    Read a board from a picture (:mod:`arena.photo`), print or save it, ask a brain.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from arena.brainspec import BrainSpec, default_roster, parse_brain
 from arena.check import Outcome, render_checks, run_checks
 from arena.errors import ArenaError
 from arena.game import GameSettings, TimeControl
+from arena.photo import cli as photo_cli
 from arena.report import build_report
 from arena.rundir import RunDir
 from arena.schedule import pairings
@@ -275,6 +278,7 @@ def _parser() -> argparse.ArgumentParser:
                                "asked for)")
     openings.add_argument("--info", action="append", default=[], metavar="KEY=VALUE",
                           help="send INFO KEY VALUE to the judge at each START")
+    photo_cli.add_parser(commands)
     return parser
 
 
@@ -603,6 +607,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the exit status (0 ok, 1 error or failed check, 130 Ctrl-C)."""
     args = _parser().parse_args(argv)
     handlers = {"run": _run, "rate": _rate, "check": _check, "board": _serve_board,
+                "photo": photo_cli.run,
                 "openings": _openings}
     try:
         return handlers[args.command](args)

@@ -1,0 +1,36 @@
+"""Why a picture could not be read. Every message says what was wrong with the picture
+and what to do about it; no position is ever guessed instead."""
+
+from __future__ import annotations
+
+__all__ = ["BoardCutOff", "ImpossiblePosition", "NoBoardFound", "PhotoError", "PoorImage",
+           "UncertainStones", "UnreadableImage"]
+
+
+class PhotoError(ValueError):
+    """The root of the recognition's errors: the picture does not give a position."""
+
+
+class UnreadableImage(PhotoError):
+    """The file is not an image OpenCV can decode (or is empty)."""
+
+
+class PoorImage(PhotoError):
+    """Too dark, too bright, too flat or too blurred to see the grid or the stones."""
+
+
+class NoBoardFound(PhotoError):
+    """No grid of at least 5 by 5 evenly spaced lines in the picture."""
+
+
+class BoardCutOff(PhotoError):
+    """The grid runs off the picture: part of the board is not in it."""
+
+
+class UncertainStones(PhotoError):
+    """The grid was found but some points could not be told apart (empty, black or
+    white) with enough confidence."""
+
+
+class ImpossiblePosition(PhotoError):
+    """The stones read cannot come from a game (black moves first)."""

@@ -1,0 +1,137 @@
+"""Fitting the stone classifier (:class:`arena.photo.stones.StoneModel`) on synthetic
+pictures: ``python -m arena.photo.fit`` writes ``arena/photo/stones.npz``.
+
+Each picture of :func:`arena.photo.synth.make_sample` is measured as the reader measures
+it (:func:`arena.photo.read.measure`, the real grid search included, so the training
+points carry its small misplacements). The points of the true layout are labelled with
+the position; those of the other layout (the cell centres of a board played on the
+intersections, and the reverse) are labelled empty, which teaches the network that a
+point between stones is not a stone. Pictures whose grid is not found as drawn are
+left out. Seeds start at 1,000,000 so that the measured sets (seeds from 0) stay unseen.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from arena.photo.errors import PhotoError
+from arena.photo.read import measure
+from arena.photo.stones import WEIGHTS, StoneModel
+from arena.photo.synth import KINDS, make_sample
+
+__all__ = ["collect", "main", "train"]
+
+#: First seed of the training pictures.
+TRAINING_SEED = 1_000_000
+
+
+def collect(count: int, first_seed: int = TRAINING_SEED) -> tuple[np.ndarray, np.ndarray]:
+    """Measurements and labels (0 empty, 1 black, 2 white) of ``count`` pictures of
+    each kind."""
+    rows, labels = [], []
+    for kind in KINDS:
+        for seed in range(first_seed, first_seed + count):
+            sample = make_sample(seed, kind)
+            try:
+                measured = measure(sample.image)
+            except PhotoError:
+                continue
+            truth = sample.position
+            lines = (truth.width, truth.height) if truth.layout == "points" else \
+                (truth.width + 1, truth.height + 1)
+            if (measured.grid.lines_x, measured.grid.lines_y) != lines:
+                continue
+            for layout, features in measured.features.items():
+                rows.append(features)
+                labels.append(truth.stones.ravel() if layout == truth.layout else
+                              np.zeros(len(features), np.int8))
+    return np.concatenate(rows), np.concatenate(labels).astype(np.int64)
+
+
+def train(features: np.ndarray, labels: np.ndarray, hidden: int = 48, epochs: int = 30,
+          batch: int = 512, seed: int = 0) -> StoneModel:
+    """A network fitted by mini-batch Adam on the cross-entropy, each class weighted by
+    the inverse square root of its frequency (stones are rarer than empty points, but
+    the empty points of the board's edges and corners must not be given up for them)."""
+    rng = np.random.default_rng(seed)
+    mean = features.mean(axis=0)
+    scale = features.std(axis=0) + 1e-3
+    x = ((features - mean) / scale).astype(np.float32)
+    count, width = x.shape
+    params = [rng.normal(0, np.sqrt(2 / width), (width, hidden)).astype(np.float32),
+              np.zeros(hidden, np.float32),
+              rng.normal(0, np.sqrt(1 / hidden), (hidden, 3)).astype(np.float32),
+              np.zeros(3, np.float32)]
+    moments = [np.zeros_like(p) for p in params]
+    squares = [np.zeros_like(p) for p in params]
+    frequency = np.bincount(labels, minlength=3) / count
+    class_weight = 1 / np.sqrt(np.maximum(frequency, 1e-6))
+    class_weight /= (class_weight * frequency).sum()
+    onehot = np.eye(3, dtype=np.float32)[labels]
+    step = 0
+    for epoch in range(epochs):
+        rate = 0.003 if epoch < epochs * 0.6 else 0.0006
+        order = rng.permutation(count)
+        for start in range(0, count, batch):
+            part = order[start:start + batch]
+            xb, yb = x[part], onehot[part]
+            wb = class_weight[labels[part]][:, None] / len(part)
+            w1, b1, w2, b2 = params
+            pre = xb @ w1 + b1
+            h = np.maximum(pre, 0)
+            logits = h @ w2 + b2
+            logits -= logits.max(axis=1, keepdims=True)
+            p = np.exp(logits)
+            p /= p.sum(axis=1, keepdims=True)
+            d_logits = (p - yb) * wb
+            d_h = d_logits @ w2.T * (pre > 0)
+            grads = [xb.T @ d_h + 1e-4 * w1, d_h.sum(axis=0), h.T @ d_logits + 1e-4 * w2,
+                     d_logits.sum(axis=0)]
+            step += 1
+            for k, g in enumerate(grads):
+                moments[k] = 0.9 * moments[k] + 0.1 * g
+                squares[k] = 0.999 * squares[k] + 0.001 * g * g
+                m_hat = moments[k] / (1 - 0.9 ** step)
+                v_hat = squares[k] / (1 - 0.999 ** step)
+                params[k] = params[k] - rate * m_hat / (np.sqrt(v_hat) + 1e-8)
+    w1, b1, w2, b2 = (p.astype(np.float32) for p in params)
+    return StoneModel(mean.astype(np.float32), scale.astype(np.float32), w1, b1, w2, b2)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m arena.photo.fit",
+                                     description="Fit the stone classifier on synthetic "
+                                                 "pictures and write its weights.")
+    parser.add_argument("--pictures", type=int, default=150,
+                        help="pictures of each kind (photo, scan, screen; default 150)")
+    parser.add_argument("--out", default=str(WEIGHTS), help=f"weights file (default {WEIGHTS})")
+    parser.add_argument("--cache", help="keep the measured points in this .npz file and "
+                                        "reuse them when it exists (to fit again quickly)")
+    args = parser.parse_args(argv)
+    started = time.perf_counter()
+    if args.cache and Path(args.cache).exists():
+        with np.load(args.cache) as data:
+            features, labels = data["features"], data["labels"]
+    else:
+        features, labels = collect(args.pictures)
+        if args.cache:
+            np.savez(args.cache, features=features, labels=labels)
+    print(f"{len(labels)} points from {args.pictures} pictures of each kind "
+          f"({np.bincount(labels, minlength=3).tolist()} empty/black/white), "
+          f"{time.perf_counter() - started:.0f} s", file=sys.stderr)
+    model = train(features, labels)
+    predicted = model.probabilities(features).argmax(axis=1)
+    print(f"training accuracy {np.mean(predicted == labels):.5f}", file=sys.stderr)
+    model.save(args.out)
+    print(f"weights written to {args.out}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,612 @@
+"""Finding a board's grid in a picture: which lines, and where each point lies.
+
+The grid is read from its lines, which a board shows whatever its colours and however it
+was photographed:
+
+1. **Line map**: a black-hat filter keeps thin dark strokes (light ones on dark screen
+   boards: a top-hat), so stones, shadows and uneven light drop out.
+2. **Two families**: line segments (probabilistic Hough) are grouped by direction, and
+   each group's vanishing point found by RANSAC; sending the line through both vanishing
+   points to infinity and turning the two directions onto the axes undoes the
+   perspective up to a scale per axis.
+3. **Lattice**: in that rectified view each family's lines are peaks of a projection;
+   the longest run of evenly spaced peaks is the grid, and outer lines that the other
+   family does not reach (a board's edge, a frame) are trimmed.
+4. **Fit**: every line point found near the predicted lines gives one linear equation
+   on the homography from lattice coordinates to the picture (a DLT on lines), with one
+   radial lens-distortion term chosen by the smallest residual, refined three times
+   with narrower searches.
+
+:class:`Grid` maps lattice coordinates (``u`` along the rows, ``v`` down the columns,
+line ``i`` at ``u = i``) to picture pixels and warps the board into a square canvas.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from arena.photo.errors import BoardCutOff, NoBoardFound
+
+__all__ = ["MIN_LINES", "Grid", "check_margin", "find_grid", "line_map"]
+
+#: A Gomoku board needs at least 5 lines each way.
+MIN_LINES = 5
+#: Most lines a grid may have each way (a 30x30 board drawn in cells has 31).
+MAX_LINES = 40
+#: Width of the structuring element of the line map, in working pixels: wider than the
+#: lines, narrower than the stones.
+LINE_KERNEL = 11
+
+
+def line_map(gray: np.ndarray, dark_lines: bool = True) -> np.ndarray:
+    """Thin strokes of ``gray`` (float32, 0-255): dark ones (black-hat) or light ones."""
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (LINE_KERNEL, LINE_KERNEL))
+    op = cv2.MORPH_BLACKHAT if dark_lines else cv2.MORPH_TOPHAT
+    return cv2.morphologyEx(cv2.GaussianBlur(gray, (0, 0), 0.7), op, kernel)
+
+
+@dataclass(frozen=True)
+class Grid:
+    """A grid of ``lines_x`` by ``lines_y`` lines in a picture.
+
+    ``to_lattice`` is the homography from undistorted picture pixels to lattice
+    coordinates; ``k1`` the radial distortion about the picture's centre ``centre``
+    (``norm``: half its larger side), as undistorted = centre + d * (1 + k1 * r^2).
+    """
+
+    lines_x: int
+    lines_y: int
+    to_lattice: np.ndarray
+    k1: float
+    centre: tuple[float, float]
+    norm: float
+    residual: float  # median distance of the line points to their lines, in cells
+
+    def image_points(self, u: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Picture pixels of lattice coordinates ``(u, v)`` (arrays of one shape)."""
+        to_image = np.linalg.inv(self.to_lattice)
+        w = to_image[2, 0] * u + to_image[2, 1] * v + to_image[2, 2]
+        xu = (to_image[0, 0] * u + to_image[0, 1] * v + to_image[0, 2]) / w
+        yu = (to_image[1, 0] * u + to_image[1, 1] * v + to_image[1, 2]) / w
+        return _distort(xu, yu, self.k1, self.centre, self.norm)
+
+    def warp(self, image: np.ndarray, cell: int, margin: float = 1.0,
+             outside: float | None = None) -> np.ndarray:
+        """The board as a square canvas: line ``i`` at pixel ``(i + margin) * cell``;
+        pixels from beyond the picture repeat its edge, or are ``outside`` if given."""
+        width = round((self.lines_x - 1 + 2 * margin) * cell) + 1
+        height = round((self.lines_y - 1 + 2 * margin) * cell) + 1
+        ys, xs = np.mgrid[0:height, 0:width].astype(np.float64)
+        mx, my = self.image_points(xs / cell - margin, ys / cell - margin)
+        if outside is None:
+            return cv2.remap(image, mx.astype(np.float32), my.astype(np.float32),
+                             cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        return cv2.remap(image, mx.astype(np.float32), my.astype(np.float32),
+                         cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=outside)
+
+    def cell_pixels(self) -> float:
+        """The mean size of a cell in picture pixels."""
+        u = np.array([0, self.lines_x - 1, 0, self.lines_x - 1], np.float64)
+        v = np.array([0, 0, self.lines_y - 1, self.lines_y - 1], np.float64)
+        x, y = self.image_points(u, v)
+        area = 0.5 * abs((x[1] - x[2]) * (y[0] - y[3]) - (x[0] - x[3]) * (y[1] - y[2]))
+        return math.sqrt(area / max(1, (self.lines_x - 1) * (self.lines_y - 1)))
+
+
+def _undistort(x: np.ndarray, y: np.ndarray, k1: float, centre: tuple[float, float],
+               norm: float) -> tuple[np.ndarray, np.ndarray]:
+    dx, dy = (x - centre[0]) / norm, (y - centre[1]) / norm
+    factor = 1 + k1 * (dx * dx + dy * dy)
+    return centre[0] + dx * factor * norm, centre[1] + dy * factor * norm
+
+
+def _distort(x: np.ndarray, y: np.ndarray, k1: float, centre: tuple[float, float],
+             norm: float) -> tuple[np.ndarray, np.ndarray]:
+    """The inverse of :func:`_undistort` (fixed-point iterations; converges for the
+    small ``k1`` of phone lenses)."""
+    ux, uy = (x - centre[0]) / norm, (y - centre[1]) / norm
+    dx, dy = ux.copy(), uy.copy()
+    for _ in range(8):
+        factor = 1 + k1 * (dx * dx + dy * dy)
+        dx, dy = ux / factor, uy / factor
+    return centre[0] + dx * norm, centre[1] + dy * norm
+
+
+# -- 2. two families of lines ------------------------------------------------------------
+
+def _segments(lines: np.ndarray) -> np.ndarray:
+    """Line segments ``(x1, y1, x2, y2)`` of the strong strokes of a line map."""
+    level = max(0.4 * float(np.percentile(lines, 99.5)), 3 * float(np.median(lines)), 2.0)
+    strokes = (lines > level).astype(np.uint8) * 255
+    side = min(lines.shape)
+    found = cv2.HoughLinesP(strokes, 1, np.pi / 720, threshold=int(side * 0.04),
+                            minLineLength=side * 0.05, maxLineGap=side * 0.006 + 2)
+    if found is None:
+        return np.zeros((0, 4), np.float32)
+    return found.reshape(-1, 4).astype(np.float32)
+
+
+def _families(segments: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Two groups of segments by direction (the two strongest directions at least 30
+    degrees apart); each is a boolean mask."""
+    dx, dy = segments[:, 2] - segments[:, 0], segments[:, 3] - segments[:, 1]
+    length = np.hypot(dx, dy)
+    angle = np.degrees(np.arctan2(dy, dx)) % 180
+    hist = np.bincount(angle.astype(int) % 180, weights=length, minlength=180)
+    smooth = sum(np.roll(hist, s) * w for s, w in ((-2, 1), (-1, 2), (0, 3), (1, 2), (2, 1)))
+    first = int(np.argmax(smooth))
+    apart = np.abs((np.arange(180) - first + 90) % 180 - 90)
+    second = int(np.argmax(np.where(apart >= 30, smooth, -1)))
+    d1 = np.abs((angle - first + 90) % 180 - 90)
+    d2 = np.abs((angle - second + 90) % 180 - 90)
+    return (d1 < d2) & (d1 < 25), (d2 <= d1) & (d2 < 25)
+
+
+def _homogeneous_lines(segments: np.ndarray) -> np.ndarray:
+    p1 = np.column_stack([segments[:, 0], segments[:, 1], np.ones(len(segments))])
+    p2 = np.column_stack([segments[:, 2], segments[:, 3], np.ones(len(segments))])
+    lines = np.cross(p1, p2)
+    return lines / np.linalg.norm(lines[:, :2], axis=1, keepdims=True)
+
+
+def _vanishing_point(seg: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """The point the segments' lines meet in (homogeneous; at infinity for parallel
+    lines), by RANSAC on pairs then least squares; ``seg`` in normalised coordinates."""
+    lines = _homogeneous_lines(seg)
+    length = np.hypot(seg[:, 2] - seg[:, 0], seg[:, 3] - seg[:, 1])
+    mid = np.column_stack([(seg[:, 0] + seg[:, 2]) / 2, (seg[:, 1] + seg[:, 3]) / 2])
+    direction = np.column_stack([seg[:, 2] - seg[:, 0], seg[:, 3] - seg[:, 1]]) / length[:, None]
+
+    def agreement(point: np.ndarray) -> np.ndarray:
+        """The sine of the angle between each segment and the ray to ``point``."""
+        to_point = point[:2][None, :] - mid * point[2]
+        norm = np.linalg.norm(to_point, axis=1) + 1e-12
+        return np.abs(direction[:, 0] * to_point[:, 1] - direction[:, 1] * to_point[:, 0]) / norm
+
+    best, best_score = None, -1.0
+    weights = length / length.sum()
+    for _ in range(min(200, len(seg) * len(seg))):
+        a, b = rng.choice(len(seg), 2, replace=False, p=weights)
+        point = np.cross(lines[a], lines[b])
+        if np.linalg.norm(point) < 1e-12:
+            continue
+        point /= np.linalg.norm(point)
+        score = float(length[agreement(point) < 0.02].sum())
+        if score > best_score:
+            best, best_score = point, score
+    if best is None:
+        best = np.array([direction[0, 0], direction[0, 1], 0.0])
+    inliers = agreement(best) < 0.03
+    if inliers.sum() >= 2:
+        weighted = lines[inliers] * length[inliers, None]
+        best = np.linalg.svd(weighted)[2][-1]
+    return best / np.linalg.norm(best)
+
+
+def _rectifier(v1: np.ndarray, v2: np.ndarray) -> np.ndarray:
+    """A homography (on normalised coordinates, the origin inside the board) that makes
+    the lines through ``v1`` vertical and those through ``v2`` horizontal."""
+    horizon = np.cross(v1, v2)
+    if abs(horizon[2]) < 1e-6 * np.linalg.norm(horizon[:2]):
+        raise NoBoardFound("the lines found do not form a grid (their vanishing line "
+                           "crosses the board)")
+    horizon = horizon / horizon[2]
+    projective = np.array([[1, 0, 0], [0, 1, 0], [horizon[0], horizon[1], 1.0]])
+    directions = []
+    for v in (v1, v2):
+        image = projective @ v
+        d = image[:2] / (np.linalg.norm(image[:2]) + 1e-12)
+        directions.append(d)
+    d_vertical, d_horizontal = directions
+    if d_vertical[1] < 0:
+        d_vertical = -d_vertical
+    if d_horizontal[0] < 0:
+        d_horizontal = -d_horizontal
+    basis = np.column_stack([d_horizontal, d_vertical])
+    if abs(np.linalg.det(basis)) < 0.2:
+        raise NoBoardFound("the lines found are nearly parallel: no grid found")
+    affine = np.eye(3)
+    affine[:2, :2] = np.linalg.inv(basis)
+    return affine @ projective
+
+
+# -- 3. the lattice ----------------------------------------------------------------------
+
+def _peaks(profile: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    smooth = cv2.GaussianBlur(profile.reshape(1, -1).astype(np.float32), (0, 0), 1.2).ravel()
+    inner = smooth[1:-1]
+    is_peak = (inner >= smooth[:-2]) & (inner > smooth[2:])
+    index = np.nonzero(is_peak)[0] + 1
+    if index.size == 0:
+        return index.astype(np.float64), index.astype(np.float64)
+    strength = smooth[index]
+    keep = strength > 0.25 * np.percentile(strength, 90)
+    index, strength = index[keep], strength[keep]
+    # Sub-pixel position from a parabola through the peak and its neighbours.
+    left, mid, right = smooth[index - 1], smooth[index], smooth[index + 1]
+    offset = 0.5 * (left - right) / np.minimum(left - 2 * mid + right, -1e-9)
+    return index + np.clip(offset, -0.5, 0.5), strength
+
+
+def _runs(positions: np.ndarray, strengths: np.ndarray, min_gap: float) -> list[np.ndarray]:
+    """Runs of peaks with nearly even spacing (each as indices into ``positions``),
+    longest first: every peak starts a run with each of its next few peaks, and a run
+    grows while a peak lies where the last two predict."""
+    found: list[tuple[int, float, list[int]]] = []
+    count = len(positions)
+    for a in range(count):
+        for b in range(a + 1, min(count, a + 5)):
+            step = positions[b] - positions[a]
+            if step < min_gap:
+                continue
+            run = [a, b]
+            for direction in (1, -1):
+                while True:
+                    last, before = (run[-1], run[-2]) if direction == 1 else (run[0], run[1])
+                    gap = positions[last] - positions[before]
+                    target = positions[last] + gap
+                    near = int(np.argmin(np.abs(positions - target)))
+                    if abs(positions[near] - target) > 0.2 * abs(gap) or near in run:
+                        break
+                    if direction == 1:
+                        run.append(near)
+                    else:
+                        run.insert(0, near)
+            found.append((len(run), float(strengths[run].mean()), run))
+    found.sort(key=lambda item: (-item[0], -item[1]))
+    return [np.array(run) for _, _, run in found]
+
+
+def _lattice(profile: np.ndarray, min_gap: float) -> np.ndarray | None:
+    positions, strengths = _peaks(profile)
+    if len(positions) < MIN_LINES:
+        return None
+    runs = _runs(positions, strengths, min_gap)
+    if not runs or len(runs[0]) < MIN_LINES:
+        return None
+    return positions[runs[0]]
+
+
+def _directional(lines: np.ndarray, vertical: bool, length: int) -> np.ndarray:
+    kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (1, length) if vertical else (length, 1))
+    return cv2.morphologyEx(lines, cv2.MORPH_OPEN, kernel)
+
+
+# -- 4. the fit --------------------------------------------------------------------------
+
+def _fit(points: np.ndarray, index: np.ndarray, vertical: np.ndarray, weights: np.ndarray
+         ) -> np.ndarray:
+    """The homography from (undistorted) pixels to lattice coordinates that puts each
+    point on its line (``u = index`` for vertical lines, ``v = index`` otherwise), by
+    weighted linear least squares with Hartley normalisation."""
+    mean = points.mean(axis=0)
+    spread = np.sqrt(((points - mean) ** 2).sum(axis=1).mean()) / math.sqrt(2) + 1e-9
+    norm = np.array([[1 / spread, 0, -mean[0] / spread], [0, 1 / spread, -mean[1] / spread],
+                     [0, 0, 1]])
+    q = np.column_stack([(points - mean) / spread, np.ones(len(points))])
+    rows = np.zeros((len(points), 9))
+    target = -index[:, None] * q
+    rows[vertical, 0:3] = q[vertical]
+    rows[~vertical, 3:6] = q[~vertical]
+    rows[:, 6:9] = target
+    # The smallest eigenvector of the 9x9 normal matrix: the least-squares solution.
+    normal = (rows * weights[:, None]).T @ rows
+    solution = np.linalg.eigh(normal)[1][:, 0]
+    return solution.reshape(3, 3) @ norm
+
+
+def _residuals(matrix: np.ndarray, points: np.ndarray, index: np.ndarray,
+               vertical: np.ndarray) -> np.ndarray:
+    q = np.column_stack([points, np.ones(len(points))]) @ matrix.T
+    u, v = q[:, 0] / q[:, 2], q[:, 1] / q[:, 2]
+    return np.where(vertical, u, v) - index
+
+
+@dataclass
+class _Model:
+    matrix: np.ndarray
+    k1: float
+    lines_x: int
+    lines_y: int
+
+
+def _observe(lines: np.ndarray, grid: Grid, window: float) -> tuple[np.ndarray, ...]:
+    """Points of the line map near each predicted line: (points, index, vertical)."""
+    cell = 16
+    canvas = grid.warp(lines, cell, margin=0.5)
+    reach = max(2, round(window * cell))
+    found_points, found_index, found_vertical, found_value = [], [], [], []
+    for vertical, count, other in ((True, grid.lines_x, grid.lines_y),
+                                   (False, grid.lines_y, grid.lines_x)):
+        along = np.arange(int(0.5 * cell), int((other - 0.5) * cell) + 1, 2)
+        offset_from_cross = np.abs(((along / cell) - 0.5) - np.round(along / cell - 0.5))
+        along = along[offset_from_cross > 0.18]
+        for i in range(count):
+            centre = round((i + 0.5) * cell)
+            low, high = max(0, centre - reach), centre + reach + 1
+            band = canvas[along, low:high] if vertical else canvas[low:high, along].T
+            if band.shape[1] < 3:
+                continue
+            best = np.argmax(band, axis=1)
+            across = (low + best).astype(np.float64)
+            lengthwise = along.astype(np.float64)
+            cx, cy = (across, lengthwise) if vertical else (lengthwise, across)
+            x, y = grid.image_points(cx / cell - 0.5, cy / cell - 0.5)
+            found_points.append(np.column_stack([x, y]))
+            found_index.append(np.full(len(x), float(i)))
+            found_vertical.append(np.full(len(x), vertical))
+            found_value.append(band[np.arange(len(along)), best])
+    if not found_points:
+        return np.zeros((0, 2)), np.zeros(0), np.zeros(0, bool)
+    value = np.concatenate(found_value)
+    keep = value > 0.3 * np.median(value)  # a line, not a stone's face or the board
+    return (np.concatenate(found_points)[keep], np.concatenate(found_index)[keep],
+            np.concatenate(found_vertical)[keep])
+
+
+def _refine(lines: np.ndarray, grid: Grid) -> Grid:
+    centre, norm = grid.centre, grid.norm
+    # The distortion is searched coarsely first, then around the best value so far.
+    candidates = np.linspace(-0.16, 0.12, 8)
+    for window, step in ((0.35, 0.02), (0.25, 0.01), (0.15, 0.0)):
+        points, index, vertical = _observe(lines, grid, window)
+        if len(points) < 20:
+            return grid
+        best: tuple[float, np.ndarray, float] | None = None
+        for k1 in candidates:
+            ux, uy = _undistort(points[:, 0], points[:, 1], float(k1), centre, norm)
+            undistorted = np.column_stack([ux, uy])
+            weights = np.ones(len(points))
+            for _ in range(3):  # reweighted: far points count less (stones, noise)
+                matrix = _fit(undistorted, index, vertical, weights)
+                residual = np.abs(_residuals(matrix, undistorted, index, vertical))
+                weights = 1 / np.maximum(residual, 0.03)
+            score = float(np.minimum(residual, 0.15).mean())
+            if best is None or score < best[0]:
+                best = (score, matrix, float(k1))
+        assert best is not None
+        candidates = np.unique([best[2] - step, best[2], best[2] + step])
+        grid = Grid(grid.lines_x, grid.lines_y, best[1] / best[1][2, 2], best[2], centre, norm,
+                    best[0])
+    return grid
+
+
+# -- putting it together -----------------------------------------------------------------
+
+def _orient(grid: Grid) -> Grid:
+    """Relabel the lattice so that ``u`` grows to the right and ``v`` downwards in the
+    picture (of the eight ways to number a grid, the one closest to the picture's
+    axes)."""
+    u0, v0 = (grid.lines_x - 1) / 2, (grid.lines_y - 1) / 2
+    x, y = grid.image_points(np.array([u0, u0 + 1, u0]), np.array([v0, v0, v0 + 1]))
+    du = np.array([x[1] - x[0], y[1] - y[0]])
+    dv = np.array([x[2] - x[0], y[2] - y[0]])
+    lines_x, lines_y = grid.lines_x, grid.lines_y
+    relabel = np.eye(3)
+    if abs(du[0]) < abs(dv[0]):  # u runs down the picture: swap the axes
+        relabel = np.array([[0, 1, 0], [1, 0, 0], [0, 0, 1.0]])
+        du, dv = dv, du
+        lines_x, lines_y = lines_y, lines_x
+    flip = np.eye(3)
+    if du[0] < 0:
+        flip = np.array([[-1, 0, lines_x - 1], [0, 1, 0], [0, 0, 1.0]]) @ flip
+    if dv[1] < 0:
+        flip = np.array([[1, 0, 0], [0, -1, lines_y - 1], [0, 0, 1.0]]) @ flip
+    matrix = flip @ relabel @ grid.to_lattice
+    return Grid(lines_x, lines_y, matrix / matrix[2, 2], grid.k1, grid.centre, grid.norm,
+                grid.residual)
+
+
+def _reach(lines_h: np.ndarray, lines_v: np.ndarray, xs: np.ndarray, ys: np.ndarray
+           ) -> tuple[list[float], list[float]]:
+    """How strongly the other family's lines cross each band between two neighbouring
+    lines (and the half cell beyond each outer line), in the rectified view.
+
+    Returns, for the vertical lines, the mean response of the horizontal lines in each
+    band ``[x_i, x_i+1]`` with a half band before the first and after the last; the
+    same for the horizontal lines."""
+    def bands(positions: np.ndarray, other: np.ndarray, crossing: np.ndarray,
+              vertical: bool) -> list[float]:
+        gap = float(np.median(np.diff(positions)))
+        edges = [positions[0] - 0.55 * gap, *positions, positions[-1] + 0.55 * gap]
+        rows = np.clip(np.round(other).astype(int), 0, crossing.shape[0 if vertical else 1] - 1)
+        values = []
+        for a, b in itertools.pairwise(edges):
+            lo, hi = round(a + 0.2 * (b - a)), round(b - 0.2 * (b - a))
+            limit = crossing.shape[1 if vertical else 0]
+            lo, hi = max(lo, 0), min(hi, limit)
+            if hi <= lo:
+                values.append(-1.0)  # outside the view
+                continue
+            part = crossing[rows, lo:hi] if vertical else crossing[lo:hi, rows].T
+            values.append(float(part.mean()))
+        return values
+    return bands(xs, ys, lines_h, True), bands(ys, xs, lines_v, False)
+
+
+def _trim(xs: np.ndarray, reach: list[float]) -> tuple[int, int]:
+    """How many lines to drop at each end: an outer line that the other family does not
+    reach is an edge or a frame, not the grid."""
+    inner = np.median(reach[1:-1]) if len(reach) > 2 else 0.0
+    start, end = 0, len(xs)
+    while end - start > MIN_LINES and reach[start + 1] < 0.35 * inner:
+        start += 1
+    while end - start > MIN_LINES and reach[end - 1] < 0.35 * inner:
+        end -= 1
+    return start, end
+
+
+def find_grid(gray: np.ndarray, dark_lines: bool = True, seed: int = 0) -> Grid:
+    """The grid of a board in ``gray`` (float32, 0-255, the working resolution).
+
+    :raises NoBoardFound: no two families of at least 5 evenly spaced lines.
+    :raises BoardCutOff: the grid runs off the picture.
+    """
+    lines = line_map(gray, dark_lines)
+    segments = _segments(lines)
+    if len(segments) < 2 * MIN_LINES:
+        raise NoBoardFound("no grid lines in the picture")
+    first, second = _families(segments)
+    if first.sum() < 3 or second.sum() < 3:
+        raise NoBoardFound("the lines in the picture do not cross as a grid's do")
+    rng = np.random.default_rng(seed)
+    # Normalised coordinates: the origin amid the segments, unit about the picture.
+    scale = float(max(gray.shape))
+    middle = np.concatenate([segments[:, :2], segments[:, 2:]]).mean(axis=0)
+    normalise = np.array([[1 / scale, 0, -middle[0] / scale],
+                          [0, 1 / scale, -middle[1] / scale], [0, 0, 1.0]])
+    unit = np.column_stack([(segments[:, :2] - middle) / scale, (segments[:, 2:] - middle) / scale])
+    v1 = _vanishing_point(unit[first], rng)
+    v2 = _vanishing_point(unit[second], rng)
+    # v1's lines are the vertical family if they are the steeper ones.
+    s1, s2 = segments[first], segments[second]
+    steep1 = np.median(np.abs(s1[:, 3] - s1[:, 1]) / (np.abs(s1[:, 2] - s1[:, 0]) + 1e-9))
+    steep2 = np.median(np.abs(s2[:, 3] - s2[:, 1]) / (np.abs(s2[:, 2] - s2[:, 0]) + 1e-9))
+    if steep1 < steep2:
+        v1, v2 = v2, v1
+    rectify = _rectifier(v1, v2) @ normalise
+    # Frame the rectified view on the segments of both families.
+    used = segments[first | second]
+    ends = np.concatenate([used[:, :2], used[:, 2:]])
+    moved = cv2.perspectiveTransform(ends[None].astype(np.float64), rectify)[0]
+    low, high = np.percentile(moved, 1, axis=0), np.percentile(moved, 99, axis=0)
+    span = high - low
+    if min(span) <= 0:
+        raise NoBoardFound("no grid found")
+    size = 1100.0
+    zoom = size / max(span)
+    frame = np.array([[zoom, 0, -(low[0] - 0.05 * span[0]) * zoom],
+                      [0, zoom, -(low[1] - 0.05 * span[1]) * zoom], [0, 0, 1.0]])
+    view = frame @ rectify
+    out_size = (int(span[0] * zoom * 1.1) + 1, int(span[1] * zoom * 1.1) + 1)
+    flat = cv2.warpPerspective(lines, view, out_size, flags=cv2.INTER_LINEAR)
+    run = int(size / 60)
+    vertical_lines = _directional(flat, True, run)
+    horizontal_lines = _directional(flat, False, run)
+    min_gap = size / (MAX_LINES * 1.5)
+    xs = _lattice(vertical_lines.sum(axis=0), min_gap)
+    ys = _lattice(horizontal_lines.sum(axis=1), min_gap)
+    if xs is None or ys is None:
+        raise NoBoardFound("no grid of at least 5 by 5 evenly spaced lines in the picture")
+    reach_x, reach_y = _reach(horizontal_lines, vertical_lines, xs, ys)
+    (x0, x1), (y0, y1) = _trim(xs, reach_x), _trim(ys, reach_y)
+    xs, ys = xs[x0:x1], ys[y0:y1]
+    # The lattice's points in the picture give the first homography.
+    grid_u, grid_v = np.meshgrid(np.arange(len(xs)), np.arange(len(ys)))
+    flat_points = np.column_stack([xs[grid_u.ravel()], ys[grid_v.ravel()]])
+    picture = cv2.perspectiveTransform(flat_points[None], np.linalg.inv(view))[0]
+    lattice = np.column_stack([grid_u.ravel(), grid_v.ravel()]).astype(np.float64)
+    matrix, _ = cv2.findHomography(picture, lattice)
+    if matrix is None:
+        raise NoBoardFound("no grid found")
+    height, width = gray.shape
+    grid = Grid(len(xs), len(ys), matrix, 0.0, (width / 2, height / 2), max(width, height) / 2,
+                1.0)
+    grid = _refine(lines, grid)
+    completed = _complete(lines, grid)
+    if completed is not grid:
+        grid = _refine(lines, completed)
+    grid = _orient(grid)
+    check_margin(grid, width, height, 0.0)
+    return grid
+
+
+def _beyond(lines: np.ndarray, grid: Grid) -> dict[str, tuple[float, float]]:
+    """For each side of the grid: how strongly the other family's lines run on past the
+    outer line (relative to just inside it), and how much of that band is in the
+    picture (0 to 1)."""
+    cell = 16
+    canvas = grid.warp(lines, cell, margin=1.0, outside=-1.0)
+    rows = [round((j + 1) * cell) for j in range(grid.lines_y)]
+    cols = [round((i + 1) * cell) for i in range(grid.lines_x)]
+
+    def band(across: list[int], lo: float, hi: float, vertical_band: bool) -> np.ndarray:
+        """Per line of the other family: its median response along the band (a line
+        that runs on covers the whole band; a label beside the grid only part of it),
+        or -1 where the band is mostly outside the picture."""
+        a, b = round(lo * cell), round(hi * cell)
+        found = []
+        for c in across:
+            part = canvas[c - 1:c + 2, a:b] if vertical_band else canvas[a:b, c - 1:c + 2].T
+            strongest = part.max(axis=0)
+            seen = strongest >= 0
+            found.append(float(np.median(strongest[seen])) if seen.mean() > 0.5 else -1.0)
+        return np.array(found)
+
+    last_x, last_y = grid.lines_x, grid.lines_y  # canvas lattice units: line i at i + 1
+    spans = {"left": (rows, 0.2, 0.8, 1.2, 1.8, True),
+             "right": (rows, last_x + 0.2, last_x + 0.8, last_x - 0.8, last_x - 0.2, True),
+             "top": (cols, 0.2, 0.8, 1.2, 1.8, False),
+             "bottom": (cols, last_y + 0.2, last_y + 0.8, last_y - 0.8, last_y - 0.2, False)}
+    found = {}
+    for side, (across, lo, hi, in_lo, in_hi, vertical_band) in spans.items():
+        out = band(across, lo, hi, vertical_band)
+        inside = band(across, in_lo, in_hi, vertical_band)
+        seen = out >= 0
+        strength_in = float(inside[inside >= 0].mean()) if (inside >= 0).any() else 0.0
+        strength_out = float(out[seen].mean()) if seen.any() else 0.0
+        found[side] = (strength_out / max(strength_in, 1e-6), float(seen.mean()))
+    return found
+
+
+def _extend(grid: Grid, side: str) -> Grid:
+    """The grid with one more line on ``side``."""
+    matrix, lines_x, lines_y = grid.to_lattice, grid.lines_x, grid.lines_y
+    if side == "left":
+        matrix = np.array([[1, 0, 1], [0, 1, 0], [0, 0, 1.0]]) @ matrix
+    elif side == "top":
+        matrix = np.array([[1, 0, 0], [0, 1, 1], [0, 0, 1.0]]) @ matrix
+    lines_x += side in ("left", "right")
+    lines_y += side in ("top", "bottom")
+    return Grid(lines_x, lines_y, matrix, grid.k1, grid.centre, grid.norm, grid.residual)
+
+
+def _complete(lines: np.ndarray, grid: Grid) -> Grid:
+    """Add the lines the lattice search missed at the grid's sides (the other family
+    runs on past them); raise :class:`BoardCutOff` where the grid runs on off the
+    picture."""
+    height, width = lines.shape
+    for _ in range(MAX_LINES):
+        extended = False
+        for side, (ratio, seen) in _beyond(lines, grid).items():
+            if seen < 0.5 or ratio < 0.5:
+                continue
+            bigger = _extend(grid, side)
+            u = {"left": 0.0, "right": bigger.lines_x - 1.0}.get(side)
+            v = {"top": 0.0, "bottom": bigger.lines_y - 1.0}.get(side)
+            steps = np.linspace(0, (bigger.lines_y if u is not None else bigger.lines_x) - 1, 9)
+            x, y = bigger.image_points(np.full(9, u) if u is not None else steps,
+                                       np.full(9, v) if v is not None else steps)
+            if (x < 1).any() or (y < 1).any() or (x > width - 2).any() or (y > height - 2).any():
+                raise BoardCutOff(f"the board runs off the picture on the {side}: take it "
+                                  "again with the whole board and a margin around it in "
+                                  "the frame")
+            if max(bigger.lines_x, bigger.lines_y) > MAX_LINES:
+                raise NoBoardFound("no grid of at most 40 lines each way found")
+            grid, extended = bigger, True
+        if not extended:
+            return grid
+    return grid
+
+
+def check_margin(grid: Grid, width: int, height: int, margin: float) -> None:
+    """Raise :class:`BoardCutOff` unless the grid and ``margin`` cells around it (where
+    the outer stones lie) are wholly in a picture of ``width`` by ``height``."""
+    low_u, high_u = -margin, grid.lines_x - 1 + margin
+    low_v, high_v = -margin, grid.lines_y - 1 + margin
+    steps = 20
+    u = np.concatenate([np.linspace(low_u, high_u, steps), np.full(steps, low_u),
+                        np.linspace(low_u, high_u, steps), np.full(steps, high_u)])
+    v = np.concatenate([np.full(steps, low_v), np.linspace(low_v, high_v, steps),
+                        np.full(steps, high_v), np.linspace(low_v, high_v, steps)])
+    x, y = grid.image_points(u, v)
+    sides = [name for name, out in (("left", x < 0), ("right", x > width - 1),
+                                    ("top", y < 0), ("bottom", y > height - 1)) if out.any()]
+    if sides:
+        raise BoardCutOff(f"the board runs off the picture ({', '.join(sides)}): take it "
+                          "again with the whole board and a margin around it in the frame")

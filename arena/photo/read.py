@@ -1,0 +1,253 @@
+"""From a picture to a position: :func:`read_board`.
+
+The picture is brought to a working size, its grid found (:mod:`arena.photo.grid`), the
+board warped onto a square canvas, and every point of both layouts (stones on the
+intersections, stones in the cells) measured and classified
+(:mod:`arena.photo.stones`); the layout whose points hold stones wins. Nothing is
+guessed: a picture without a grid, with the board cut off, too dark or too blurred
+raises a :class:`~arena.photo.errors.PhotoError` saying so, and
+:meth:`Reading.verify` refuses points read without enough confidence and stone counts
+no game can reach.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from arena.photo.errors import (
+    ImpossiblePosition,
+    NoBoardFound,
+    PhotoError,
+    PoorImage,
+    UncertainStones,
+    UnreadableImage,
+)
+from arena.photo.grid import Grid, check_margin, find_grid
+from arena.photo.position import EMPTY, MIN_CONFIDENCE, Layout, Position, count_problem
+from arena.photo.stones import CELL, StoneModel, lattice_centres, point_features
+
+__all__ = ["MIN_CONFIDENCE", "Measured", "Reading", "load_image", "measure", "read_board"]
+
+#: Longer side of the picture the grid is searched in, in pixels.
+WORKING_SIDE = 1024
+#: Cells of board a stone on an outer intersection needs inside the picture.
+POINT_MARGIN = 0.3
+#: Largest image accepted, in pixels (a 100-megapixel photo is plenty).
+MAX_PIXELS = 100_000_000
+
+_MODEL: StoneModel | None = None
+
+
+def _model() -> StoneModel:
+    global _MODEL
+    if _MODEL is None:
+        _MODEL = StoneModel.load()
+    return _MODEL
+
+
+def load_image(source: str | Path | bytes) -> np.ndarray:
+    """The picture in a file or in a file's bytes (JPEG, PNG, BMP, WebP, TIFF...), as a
+    BGR array.
+
+    :raises UnreadableImage: not an image, or an empty or enormous one.
+    :raises OSError: the file cannot be read.
+    """
+    data = Path(source).read_bytes() if isinstance(source, str | Path) else source
+    if not data:
+        raise UnreadableImage("the file is empty")
+    image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    if image is None:
+        raise UnreadableImage("not a picture OpenCV can read: give a JPEG, PNG, BMP, WebP "
+                              "or TIFF file")
+    if image.shape[0] * image.shape[1] > MAX_PIXELS:
+        raise UnreadableImage(f"the picture has {image.shape[1]}x{image.shape[0]} pixels; "
+                              "give one of at most 100 megapixels")
+    return image
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What :func:`read_board` read.
+
+    :ivar position: the stones and the confidence of each point.
+    :ivar points: picture pixel coordinates (x, y) of each point, shape (height, width, 2).
+    :ivar cell: a cell's mean size in picture pixels.
+    :ivar seconds: time the reading took.
+    """
+
+    position: Position
+    points: np.ndarray
+    cell: float
+    seconds: float
+
+    def uncertain(self, min_confidence: float = MIN_CONFIDENCE) -> list[tuple[int, int]]:
+        """The ``(x, y)`` of the points read with less than ``min_confidence``."""
+        ys, xs = np.nonzero(self.position.confidence < min_confidence)
+        return [(int(x), int(y)) for y, x in zip(ys, xs, strict=True)]
+
+    def problems(self, min_confidence: float = MIN_CONFIDENCE) -> list[str]:
+        """Why the position should not be trusted as read (empty when it can)."""
+        found = []
+        unsure = self.uncertain(min_confidence)
+        if unsure:
+            shown = " ".join(f"{x},{y}" for x, y in unsure[:12])
+            more = f" and {len(unsure) - 12} more" if len(unsure) > 12 else ""
+            found.append(f"{len(unsure)} point{'s' if len(unsure) > 1 else ''} could not be "
+                         f"read with confidence (x,y: {shown}{more}): take the picture again, "
+                         "sharper, straighter and more evenly lit")
+        counts = count_problem(self.position.count(1), self.position.count(2))
+        if counts is not None:
+            found.append(counts)
+        return found
+
+    def verify(self, min_confidence: float = MIN_CONFIDENCE) -> None:
+        """Raise unless every point was read with ``min_confidence`` and the stone
+        counts can come from a game.
+
+        :raises UncertainStones: some points are in doubt (the message lists them).
+        :raises ImpossiblePosition: black has not as many stones as white or one more.
+        """
+        unsure = self.uncertain(min_confidence)
+        problems = self.problems(min_confidence)
+        if unsure:
+            raise UncertainStones(problems[0])
+        if problems:
+            raise ImpossiblePosition(problems[0] + ": the picture may show a position "
+                                     "set up by hand, or stones were misread")
+
+
+@dataclass(frozen=True)
+class Measured:
+    """A picture's grid and the measurements of every point of both layouts (what the
+    classifier and its fitting, :mod:`arena.photo.fit`, start from)."""
+
+    grid: Grid
+    scale: float  # working pixels per picture pixel
+    features: dict[str, np.ndarray]  # layout -> one row per point, row by row
+
+
+def _working(image: np.ndarray) -> tuple[np.ndarray, float]:
+    scale = WORKING_SIDE / max(image.shape[:2])
+    interpolation = cv2.INTER_AREA if scale < 1 else cv2.INTER_CUBIC
+    return cv2.resize(image, None, fx=scale, fy=scale, interpolation=interpolation), scale
+
+
+def _exposure(gray: np.ndarray) -> None:
+    low, high = np.percentile(gray, [1, 99])
+    if high < 60:
+        raise PoorImage(f"the picture is too dark (its brightest parts reach {high:.0f} of "
+                        "255): take it again in better light")
+    if low > 235:
+        raise PoorImage("the picture is washed out (over-exposed): take it again with less "
+                        "light or without the flash")
+    if high - low < 25:
+        raise PoorImage(f"the picture has almost no contrast ({low:.0f} to {high:.0f} of "
+                        "255): there is no board to see in it")
+
+
+def _sharpness(gray: np.ndarray) -> float:
+    """Fine detail relative to contrast: low for a blurred picture."""
+    detail = np.abs(cv2.Laplacian(gray, cv2.CV_32F, ksize=3))
+    spread = float(np.percentile(gray, 95) - np.percentile(gray, 5)) + 1.0
+    return float(np.percentile(detail, 99)) / spread
+
+
+#: :func:`_sharpness` below which a picture without a grid is called too blurred.
+BLURRED = 0.12
+
+
+def measure(image: np.ndarray) -> Measured:
+    """Find the grid of ``image`` (BGR) and measure the points of both layouts.
+
+    :raises PoorImage: too dark, washed out, without contrast, or too blurred to find a
+        grid.
+    :raises NoBoardFound: no grid in the picture.
+    :raises BoardCutOff: the grid runs off the picture.
+    """
+    work, scale = _working(image)
+    gray = cv2.cvtColor(work, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    _exposure(gray)
+    grid: Grid | None = None
+    failure: PhotoError | None = None
+    dark_lines = True
+    for dark_lines in (True, False):  # dark lines on a light board, then the reverse
+        try:
+            grid = find_grid(gray, dark_lines)
+            break
+        except NoBoardFound as exc:
+            failure = failure or exc
+    if grid is None:
+        if _sharpness(gray) < BLURRED:
+            raise PoorImage("the picture is too blurred to find the board's lines: hold the "
+                            "camera still and focus on the board")
+        assert failure is not None
+        raise failure
+    canvas = grid.warp(work, CELL, margin=1.0)
+    canvas_gray = cv2.cvtColor(canvas, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7))
+    lines = cv2.morphologyEx(canvas_gray, cv2.MORPH_BLACKHAT if dark_lines else
+                             cv2.MORPH_TOPHAT, kernel)
+    # The board: the grid and a sixth of a cell beyond (a wider margin may be the table).
+    inside = np.zeros(canvas_gray.shape, bool)
+    reach = int(CELL * 5 / 6)
+    inside[reach:int(grid.lines_y * CELL) + (CELL - reach) + 1,
+           reach:int(grid.lines_x * CELL) + (CELL - reach) + 1] = True
+    features = {}
+    layouts: tuple[Layout, ...] = ("points", "cells")
+    for layout in layouts:
+        ys, xs = lattice_centres(grid.lines_x, grid.lines_y, 1.0, layout)
+        features[layout] = point_features(canvas_gray, lines, ys, xs, layout, inside)
+    return Measured(grid, scale, features)
+
+
+def _layout(probabilities: dict[str, np.ndarray], grid: Grid) -> Layout:
+    """The layout whose points hold stones; for an empty board, the one that gives a
+    usual size (15, 19 or 20 lines: points; 16 or 21 lines: cells of 15 or 20)."""
+    score = {}
+    for layout, p in probabilities.items():
+        stones = p.argmax(axis=1) != EMPTY
+        score[layout] = float((1 - p[stones, EMPTY]).sum())
+    if max(score.values()) >= 1.0:
+        return "points" if score["points"] >= score["cells"] else "cells"
+    usual_cells = {16, 21}
+    return "cells" if grid.lines_x in usual_cells and grid.lines_y in usual_cells else "points"
+
+
+def read_board(image: np.ndarray | str | Path | bytes, layout: Layout | None = None
+               ) -> Reading:
+    """Read the position on the board in ``image`` (a BGR array, a file, or its bytes).
+
+    ``layout`` forces where the stones stand (``"points"``: on the intersections,
+    ``"cells"``: in the cells); by default the reader decides from the stones.
+
+    :raises PhotoError: no position can be read (the subclass and message say why).
+    """
+    started = time.perf_counter()
+    picture = image if isinstance(image, np.ndarray) else load_image(image)
+    measured = measure(picture)
+    grid = measured.grid
+    model = _model()
+    probabilities = {name: model.probabilities(rows)
+                     for name, rows in measured.features.items()}
+    chosen: Layout = layout or _layout(probabilities, grid)
+    p = probabilities[chosen]
+    columns = grid.lines_x if chosen == "points" else grid.lines_x - 1
+    rows = grid.lines_y if chosen == "points" else grid.lines_y - 1
+    if chosen == "points":
+        height, width = picture.shape[:2]
+        check_margin(grid, round(width * measured.scale), round(height * measured.scale),
+                     POINT_MARGIN)
+    stones = p.argmax(axis=1).reshape(rows, columns).astype(np.int8)
+    confidence = p.max(axis=1).reshape(rows, columns).astype(np.float32)
+    shift = 0.5 if chosen == "cells" else 0.0
+    v, u = np.mgrid[0:rows, 0:columns].astype(np.float64) + shift
+    x, y = grid.image_points(u, v)
+    points = np.stack([x, y], axis=-1) / measured.scale
+    return Reading(Position(stones, confidence, chosen), points,
+                   grid.cell_pixels() / measured.scale, time.perf_counter() - started)
+

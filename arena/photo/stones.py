@@ -1,0 +1,167 @@
+"""Telling empty points, black stones and white stones apart on a rectified board.
+
+The board arrives as a canvas (:meth:`arena.photo.grid.Grid.warp`) with :data:`CELL`
+pixels per cell. Each point is described by a few measurements that hold whatever the
+board's colours and light, because each compares the point with the board right around
+it: the brightness of its centre and of the ring where a stone's edge would be, relative
+to the board just outside a stone's reach; whether the grid lines still cross there (a
+stone hides them); whether a dark outline circles it (white stones drawn on paper or a
+screen). A small network (one hidden layer, run with numpy; weights in ``stones.npz``,
+fitted on synthetic pictures by :mod:`arena.photo.fit`) turns them into probabilities.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from arena.photo.position import Layout
+
+__all__ = ["CELL", "FEATURES", "StoneModel", "point_features"]
+
+#: Pixels per cell of the canvas the stones are read on.
+CELL = 32
+#: The names of the measurements, in order.
+FEATURES = ("centre", "centre_dark", "centre_bright", "body", "body_spread", "cross",
+            "outline", "ring_vs_board", "centre_vs_board", "ring_spread", "layout_points")
+#: Side of the brightness patch of a point, in samples (a cell's width).
+PATCH = 8
+WEIGHTS = Path(__file__).resolve().parent / "stones.npz"
+
+
+def _offsets(inner: float, outer: float) -> tuple[np.ndarray, np.ndarray]:
+    """Pixel offsets (dy, dx) whose distance from the centre lies in [inner, outer) cells."""
+    reach = int(np.ceil(outer * CELL))
+    dy, dx = np.mgrid[-reach:reach + 1, -reach:reach + 1]
+    dist = np.hypot(dy, dx) / CELL
+    keep = (dist >= inner) & (dist < outer)
+    return dy[keep], dx[keep]
+
+
+_CENTRE = _offsets(0.0, 0.24)
+_BODY = _offsets(0.26, 0.38)
+_RING = _offsets(0.58, 0.74)
+
+
+def _outline_offsets() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    dy, dx = _offsets(0.30, 0.47)
+    angle = ((np.arctan2(dy, dx) + np.pi) / (2 * np.pi) * 24).astype(int) % 24
+    return dy, dx, angle
+
+
+_OUTLINE = _outline_offsets()
+
+
+def _cross_offsets() -> tuple[np.ndarray, np.ndarray]:
+    steps = np.arange(int(0.12 * CELL), int(0.42 * CELL) + 1)
+    dy = np.concatenate([steps, -steps, np.zeros_like(steps), np.zeros_like(steps)])
+    dx = np.concatenate([np.zeros_like(steps), np.zeros_like(steps), steps, -steps])
+    return dy, dx
+
+
+_CROSS = _cross_offsets()
+
+
+def lattice_centres(columns: int, rows: int, margin: float, layout: Layout
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """Canvas pixel centres (ys, xs) of a layout's points, row by row, for a grid of
+    ``columns`` by ``rows`` lines drawn with ``margin`` cells around it."""
+    shift = margin + (0.5 if layout == "cells" else 0.0)
+    count_x, count_y = (columns, rows) if layout == "points" else (columns - 1, rows - 1)
+    ys, xs = np.mgrid[0:count_y, 0:count_x]
+    return (np.round((ys + shift) * CELL).astype(int).ravel(),
+            np.round((xs + shift) * CELL).astype(int).ravel())
+
+
+def point_features(gray: np.ndarray, lines: np.ndarray, ys: np.ndarray, xs: np.ndarray,
+                   layout: Layout, inside: np.ndarray) -> np.ndarray:
+    """The measurements of the points centred at canvas pixels ``(ys, xs)``: one row per
+    point, :data:`FEATURES` then the point's cell as :data:`PATCH` x :data:`PATCH`
+    brightness ratios. ``gray`` is the canvas (float32, 0-255), ``lines`` its line map
+    (thin strokes), ``inside`` true on the board's pixels (the grid and a little
+    beyond), where the board around a point is looked for."""
+    pad = CELL
+    g = cv2.copyMakeBorder(gray, pad, pad, pad, pad, cv2.BORDER_REPLICATE)
+    lm = cv2.copyMakeBorder(lines, pad, pad, pad, pad, cv2.BORDER_REPLICATE)
+    board_only = np.where(inside, gray, np.nan).astype(np.float32)
+    masked = cv2.copyMakeBorder(board_only, pad, pad, pad, pad, cv2.BORDER_CONSTANT,
+                                value=float("nan"))
+    py, px = ys[:, None] + pad, xs[:, None] + pad
+
+    def take(image: np.ndarray, offsets: tuple[np.ndarray, ...]) -> np.ndarray:
+        return image[py + offsets[0][None, :], px + offsets[1][None, :]]
+
+    centre = take(g, _CENTRE)
+    body = take(g, _BODY)
+    ring = take(masked, _RING)
+    floor = 4.0  # grey levels: keeps the ratios finite in the dark
+    with np.errstate(all="ignore"):
+        local = np.nanmedian(ring, axis=1)
+        spread = np.nanpercentile(ring, 75, axis=1) - np.nanpercentile(ring, 25, axis=1)
+    board = max(float(np.nanmedian(local)), floor) if np.isfinite(local).any() else floor
+    background = np.maximum(np.where(np.isfinite(local), local, board), floor)
+    spread = np.where(np.isfinite(spread), spread, 0.0)
+    cross = take(lm, _CROSS).mean(axis=1)
+    line_level = max(float(np.percentile(lm, 97)), 2.0)
+    outline_values = take(lm, _OUTLINE[:2])
+    bins = np.zeros((len(ys), 24))
+    np.maximum.at(bins, (np.arange(len(ys))[:, None], _OUTLINE[2][None, :]), outline_values)
+    outline = (bins > 0.35 * line_level).mean(axis=1)
+    c_med = np.maximum(np.median(centre, axis=1), floor)
+    b_med = np.maximum(np.median(body, axis=1), floor)
+    measured = np.column_stack([
+        np.log(c_med / background),
+        np.log(np.maximum(np.percentile(centre, 10, axis=1), floor) / background),
+        np.log(np.maximum(np.percentile(centre, 90, axis=1), floor) / background),
+        np.log(b_med / background),
+        (np.percentile(body, 90, axis=1) - np.percentile(body, 10, axis=1)) / background,
+        cross / line_level,
+        outline,
+        np.log(background / board),
+        np.log(c_med / board),
+        spread / background,
+        np.full(len(ys), 1.0 if layout == "points" else 0.0),
+    ])
+    # The cell around the point, shrunk to PATCH x PATCH, relative to its background.
+    small = cv2.resize(g, None, fx=PATCH / CELL, fy=PATCH / CELL, interpolation=cv2.INTER_AREA)
+    sy = np.round(py[:, 0] * PATCH / CELL).astype(int) - PATCH // 2
+    sx = np.round(px[:, 0] * PATCH / CELL).astype(int) - PATCH // 2
+    grid_y, grid_x = np.mgrid[0:PATCH, 0:PATCH]
+    patches = small[sy[:, None, None] + grid_y, sx[:, None, None] + grid_x]
+    pixels = np.log(np.maximum(patches.reshape(len(ys), -1), floor) / background[:, None])
+    return np.column_stack([measured, pixels]).astype(np.float32)
+
+
+@dataclass(frozen=True)
+class StoneModel:
+    """A one-hidden-layer network from the measurements to P(empty, black, white)."""
+
+    mean: np.ndarray
+    scale: np.ndarray
+    w1: np.ndarray
+    b1: np.ndarray
+    w2: np.ndarray
+    b2: np.ndarray
+
+    @classmethod
+    def load(cls, path: Path = WEIGHTS) -> StoneModel:
+        with np.load(path) as data:
+            return cls(*(data[name] for name in ("mean", "scale", "w1", "b1", "w2", "b2")))
+
+    def save(self, path: Path = WEIGHTS) -> None:
+        np.savez(path, mean=self.mean, scale=self.scale, w1=self.w1, b1=self.b1, w2=self.w2,
+                 b2=self.b2)
+
+    def hidden(self, features: np.ndarray) -> np.ndarray:
+        x = (features - self.mean) / self.scale
+        return np.maximum(x @ self.w1 + self.b1, 0)
+
+    def probabilities(self, features: np.ndarray) -> np.ndarray:
+        """One row of P(empty), P(black), P(white) per row of ``features``."""
+        logits = self.hidden(features) @ self.w2 + self.b2
+        logits -= logits.max(axis=1, keepdims=True)
+        odds = np.exp(logits)
+        return odds / odds.sum(axis=1, keepdims=True)

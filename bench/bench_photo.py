@@ -1,0 +1,121 @@
+"""How well ``arena photo`` reads boards: per set of pictures, the share of points read
+right, stones found and invented, whole boards read exactly, and seconds per picture.
+
+Sets: ``photo``, ``scan`` and ``screen`` are generated (:mod:`arena.photo.synth`, seeds
+from 0, never used to fit the classifier); ``web`` is a folder of screenshots of the
+project's web board written by ``bench/web_screenshots.py`` (each ``NAME.png`` with its
+position in ``NAME.json``).
+
+    .venv/bin/python bench/bench_photo.py --count 100 --sets photo scan screen
+    .venv/bin/python bench/bench_photo.py --web /tmp/web-shots --sets web
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from arena.photo.errors import PhotoError
+from arena.photo.read import read_board
+from arena.photo.synth import make_sample
+
+
+@dataclass
+class Tally:
+    pictures: int = 0
+    refused: int = 0
+    wrong_grid: int = 0
+    points: int = 0
+    right_points: int = 0
+    stones: int = 0
+    stones_found: int = 0
+    invented: int = 0
+    exact: int = 0
+    seconds: list[float] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
+
+    def add(self, name: str, truth: np.ndarray, read: np.ndarray | None, seconds: float,
+            why: str = "") -> None:
+        self.pictures += 1
+        self.seconds.append(seconds)
+        self.points += truth.size
+        self.stones += int(np.count_nonzero(truth))
+        if read is None:
+            self.refused += 1
+            self.failures.append(f"{name}: refused: {why}")
+            return
+        if read.shape != truth.shape:
+            self.wrong_grid += 1
+            self.failures.append(f"{name}: read {read.shape[1]}x{read.shape[0]}, is "
+                                 f"{truth.shape[1]}x{truth.shape[0]}")
+            return
+        self.right_points += int(np.count_nonzero(read == truth))
+        self.stones_found += int(np.count_nonzero((read == truth) & (truth != 0)))
+        self.invented += int(np.count_nonzero((read != 0) & (truth == 0)))
+        if np.array_equal(read, truth):
+            self.exact += 1
+        else:
+            wrong = np.argwhere(read != truth)
+            self.failures.append(f"{name}: {len(wrong)} points wrong, e.g. x,y "
+                                 f"{wrong[0][1]},{wrong[0][0]}: read {read[tuple(wrong[0])]}, "
+                                 f"is {truth[tuple(wrong[0])]}")
+
+    def row(self, name: str) -> str:
+        pct = lambda a, b: f"{100 * a / b:.2f} %" if b else "-"  # noqa: E731
+        return (f"| {name} | {self.pictures} | {pct(self.right_points, self.points)} | "
+                f"{pct(self.stones_found, self.stones)} | {self.invented} | "
+                f"{pct(self.exact, self.pictures)} | {self.refused} | {self.wrong_grid} | "
+                f"{np.mean(self.seconds):.2f} |")
+
+
+HEADER = ("| set | pictures | points right | stones found | stones invented | boards exact | "
+          "refused | wrong size | s/picture |\n|---|---|---|---|---|---|---|---|---|")
+
+
+def _read(image: np.ndarray | Path) -> tuple[np.ndarray | None, float, str]:
+    started = time.perf_counter()
+    try:
+        reading = read_board(image)
+    except PhotoError as exc:
+        return None, time.perf_counter() - started, str(exc)
+    return reading.position.stones, time.perf_counter() - started, ""
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--count", type=int, default=100, help="pictures per generated set")
+    parser.add_argument("--first", type=int, default=0, help="first seed")
+    parser.add_argument("--sets", nargs="+", default=["photo", "scan", "screen"])
+    parser.add_argument("--web", type=Path, help="folder of web board screenshots")
+    parser.add_argument("--failures", action="store_true", help="list the misread pictures")
+    args = parser.parse_args()
+    print(HEADER)
+    for name in args.sets:
+        tally = Tally()
+        if name == "web":
+            if args.web is None:
+                parser.error("the web set needs --web FOLDER")
+            for path in sorted(args.web.glob("*.png")):
+                truth = np.array(json.loads(path.with_suffix(".json").read_text())["stones"])
+                read, seconds, why = _read(path)
+                tally.add(path.name, truth, read, seconds, why)
+        else:
+            for seed in range(args.first, args.first + args.count):
+                sample = make_sample(seed, name)  # type: ignore[arg-type]
+                read, seconds, why = _read(sample.image)
+                tally.add(f"{name} {seed}", sample.position.stones, read, seconds, why)
+        print(tally.row(name), flush=True)
+        if args.failures:
+            for line in tally.failures:
+                print("   ", line, file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
