@@ -40,8 +40,10 @@ COMPILED_MODULES = (
     "brain.game.board",
     "brain.game.forbidden",
     "brain.game.tactics",
+    "brain.eval.linenet",
     "brain.search.solver",
     "brain.search.mcts",
+    "brain.search.playout",
     "brain.eval.patternscore",
 )
 #: Compiled modules whose Python annotations must not become C types (Cython reads

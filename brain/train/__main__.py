@@ -12,6 +12,8 @@ Examples::
     python -m brain.train rl --out runs/rl1 --initial runs/sl1/best.pt --iterations 20
     python -m brain.train teach --out runs/teach1 --teacher ../sparring/bin/rapfi/pbrain-rapfi
     python -m brain.train supervised --out runs/sl2 --teacher runs/teach1
+    python -m brain.train linenet-data --out runs/ln-data.npz --teacher runs/teach1
+    python -m brain.train linenet --out runs/ln1 --data runs/ln-data.npz --minutes 30
 """
 
 from __future__ import annotations
@@ -96,6 +98,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                          "outcome teach the policy only)")
 
     add_teach_parser(commands)
+    add_linenet_parsers(commands)
 
     sp = commands.add_parser("selfplay", help="play self-play games into a replay folder "
                                               "(resumes its counts)")
@@ -236,8 +239,86 @@ def add_teach_parser(commands: argparse._SubParsersAction) -> None:
                     help="raise the niceness of this process and the teacher (default 10)")
 
 
+def add_linenet_parsers(commands: argparse._SubParsersAction) -> None:
+    """The line-pattern network's commands: ``linenet-data`` and ``linenet``."""
+    from brain.train.linenet import ModelConfig, RunConfig
+
+    defaults, model = RunConfig(out=""), ModelConfig()
+    ld = commands.add_parser(
+        "linenet-data", help="samples for the line-pattern network (one .npz file)",
+        description="Read game files and teacher runs into one sample file for "
+                    "python -m brain.train linenet (docs/network.md, 'Line-pattern network').")
+    ld.add_argument("--out", required=True, help="the sample file to write (.npz)")
+    ld.add_argument("--sources", nargs="*", choices=list(SOURCES), default=[],
+                    help="game files of the shared data folder")
+    ld.add_argument("--teacher", nargs="*", default=[], metavar="FOLDER",
+                    help="teacher runs (python -m brain.train teach)")
+    ld.add_argument("--data-dir", default=None, help="the shared data folder")
+    ld.add_argument("--max-games", type=int, default=None, help="games per source")
+
+    ln = commands.add_parser(
+        "linenet", help="train the line-pattern network (resumes OUT/last.pt)",
+        description="Train the line-pattern network on sample files and export it to "
+                    "OUT/linenet.npz; a run folder with last.pt resumes.")
+    ln.add_argument("--out", required=True, help="run folder")
+    ln.add_argument("--data", nargs="+", required=True, help="sample files (linenet-data)")
+    ln.add_argument("--weight", nargs="*", default=[], metavar="SOURCE=W",
+                    help="sampling weight of a source (default 1 each)")
+    ln.add_argument("--minutes", type=float, default=defaults.minutes)
+    ln.add_argument("--steps", type=int, default=None, help="stop after this many steps")
+    ln.add_argument("--batch-size", type=int, default=defaults.batch_size)
+    ln.add_argument("--learning-rate", type=float, default=defaults.learning_rate)
+    ln.add_argument("--teacher-weight", type=float, default=defaults.teacher_weight,
+                    help="share of the teacher's winrate in the value target where a "
+                         "result is known too")
+    ln.add_argument("--dim", type=int, default=model.dim)
+    ln.add_argument("--policy-dim", type=int, default=model.policy_dim)
+    ln.add_argument("--middle", type=int, default=model.middle)
+    ln.add_argument("--hidden", type=int, default=model.hidden)
+    ln.add_argument("--device", default=None, help="torch device (default: cuda if any)")
+    ln.add_argument("--seed", type=int, default=defaults.seed)
+
+
+def linenet_main(args: argparse.Namespace) -> int:
+    import logging
+    from pathlib import Path
+
+    from brain.train.data import DEFAULT_DATA_DIR
+    from brain.train.linenet import ModelConfig, RunConfig, build_samples, train_command
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
+    if args.command == "linenet-data":
+        try:
+            store = build_samples(args.sources, Path(args.data_dir or DEFAULT_DATA_DIR),
+                                  args.teacher, args.max_games)
+        except (ValueError, OSError) as exc:
+            print(f"python -m brain.train linenet-data: error: {exc}", file=sys.stderr)
+            return 2
+        store.save(args.out)
+        print(f"wrote {args.out}: {len(store)} samples of {', '.join(store.sources)}")
+        return 0
+    weights = {}
+    for item in args.weight:
+        name, _, value = item.partition("=")
+        try:
+            weights[name] = float(value)
+        except ValueError:
+            print(f"--weight {item!r}: expected SOURCE=NUMBER", file=sys.stderr)
+            return 2
+    config = RunConfig(out=args.out, data=args.data, weights=weights,
+                       model=ModelConfig(args.dim, args.policy_dim, args.middle, args.hidden),
+                       batch_size=args.batch_size, learning_rate=args.learning_rate,
+                       minutes=args.minutes, steps=args.steps,
+                       teacher_weight=args.teacher_weight, seed=args.seed)
+    path = train_command(config, args.device)
+    print(f"wrote {path}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    if args.command in ("linenet", "linenet-data"):
+        return linenet_main(args)
     if args.command == "teach":
         from brain.train.teach import TeachConfig
         from brain.train.teach import main as teach

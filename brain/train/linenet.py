@@ -1,0 +1,671 @@
+"""The line-pattern network in torch: the model, its export to the play path's tables,
+the training samples and the training run (``python -m brain.train linenet``).
+
+The model (see :mod:`brain.eval.linenet` for how the play path reads it):
+
+* a *line network* over the stones seen from the side to move (two planes: own,
+  opponent), made of directional 3-tap convolutions, so that a cell's output in one
+  direction depends on the :data:`~brain.eval.linenet.WINDOW` cells of its line around
+  it and on nothing else (edges are the zero padding, exactly what a window cut short by
+  the edge gives); the same weights serve the four directions;
+* each direction's output bounded (``B tanh(x / B)``) and rounded to
+  :data:`~brain.eval.linenet.FEATURE_SCALE` units (straight through for the gradient),
+  then summed over the four directions: the cell's feature;
+* the value head (mean of ReLU(feature) over the board, two renju flags, a 3-layer
+  perceptron to win/draw/loss) and the policy head (a depthwise 3x3 convolution on the
+  first channels, ReLU, a dot product).
+
+:func:`export` runs the line network once over every window of
+:data:`~brain.eval.linenet.ROW_COUNT` codes and writes the table the play path adds up.
+
+Training data are *games* (stones with colours, in play order) and *samples* (a game, how
+many of its stones are on the board, the move to learn, the result for the side to move
+or a teacher's winrate); :class:`SampleStore` holds them as flat arrays that a GPU batch
+is built from without Python loops, and that a self-play run can extend.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+from brain.eval.linenet import (
+    FEATURE_BOUND,
+    FEATURE_SCALE,
+    FORMAT_VERSION,
+    REACH,
+    ROW_COUNT,
+    WINDOW_BASES,
+    LineNetWeights,
+)
+from brain.game.board import DIRECTIONS, Color
+from brain.game.rules import Rule
+from brain.train.data import PASS, GameRecord, GameResult
+
+log = logging.getLogger("brain.train")
+
+
+# -- the model ---------------------------------------------------------------------------
+
+
+def _shift(x: torch.Tensor, dx: int, dy: int, k: int) -> torch.Tensor:
+    """``x`` moved so that each cell sees its neighbour at ``k`` steps along (dx, dy);
+    zeros past the edges. ``x``: [..., H, W]."""
+    h, w = x.shape[-2:]
+    padded = F.pad(x, (1, 1, 1, 1))
+    return padded[..., 1 + k * dy:1 + k * dy + h, 1 + k * dx:1 + k * dx + w]
+
+
+class DirectionalConv(nn.Module):
+    """A 3-tap convolution along a line direction (taps at -1, 0, +1 steps)."""
+
+    def __init__(self, channels_in: int, channels_out: int) -> None:
+        super().__init__()
+        self.linear = nn.Conv2d(3 * channels_in, channels_out, 1)
+
+    def forward(self, x: torch.Tensor, direction: tuple[int, int]) -> torch.Tensor:
+        dx, dy = direction
+        return self.linear(torch.cat([_shift(x, dx, dy, k) for k in (-1, 0, 1)], dim=1))
+
+
+class LineNetwork(nn.Module):
+    """The per-line network: its output at a cell, in one direction, sees the
+    :data:`REACH` cells on each side along that direction."""
+
+    def __init__(self, dim: int, middle: int) -> None:
+        super().__init__()
+        self.first = DirectionalConv(2, middle)
+        # Each directional layer widens the view by one cell each side.
+        self.blocks = nn.ModuleList(DirectionalConv(middle, middle) for _ in range(REACH - 1))
+        self.mixes = nn.ModuleList(nn.Conv2d(middle, middle, 1) for _ in range(REACH - 1))
+        self.out = nn.Conv2d(middle, dim, 1)
+
+    def forward(self, planes: torch.Tensor, direction: tuple[int, int]) -> torch.Tensor:
+        """Features of every cell along ``direction``, bounded and rounded: [B, dim, H, W]."""
+        h = F.silu(self.first(planes, direction))
+        for conv, mix in zip(self.blocks, self.mixes, strict=True):
+            h = h + F.silu(mix(F.silu(conv(h, direction))))
+        return quantize(self.out(h))
+
+
+def quantize(x: torch.Tensor) -> torch.Tensor:
+    """Bound to :data:`FEATURE_BOUND` and round to :data:`FEATURE_SCALE` units, with a
+    straight-through gradient (what the exported table holds)."""
+    bounded = FEATURE_BOUND * torch.tanh(x / FEATURE_BOUND)
+    rounded = torch.round(bounded * FEATURE_SCALE) / FEATURE_SCALE
+    return bounded + (rounded - bounded).detach()
+
+
+@dataclass
+class ModelConfig:
+    """Sizes of a :class:`LineNetModel`."""
+
+    dim: int = 32
+    policy_dim: int = 16
+    middle: int = 64
+    hidden: int = 64
+
+
+class LineNetModel(nn.Module):
+    """The whole network (see the module docstring)."""
+
+    def __init__(self, config: ModelConfig) -> None:
+        super().__init__()
+        self.config = config
+        self.lines = LineNetwork(config.dim, config.middle)
+        self.value1 = nn.Linear(config.dim + 2, config.hidden)
+        self.value2 = nn.Linear(config.hidden, config.hidden)
+        self.value3 = nn.Linear(config.hidden, 3)
+        self.policy_dw = nn.Conv2d(config.policy_dim, config.policy_dim, 3, padding=1,
+                                   groups=config.policy_dim)
+        self.policy_out = nn.Conv2d(config.policy_dim, 1, 1)
+
+    def features(self, planes: torch.Tensor) -> torch.Tensor:
+        """Each cell's feature, the sum of its four directions: [B, dim, H, W]."""
+        return sum(self.lines(planes, d) for d in DIRECTIONS)
+
+    def forward(self, planes: torch.Tensor, flags: torch.Tensor
+                ) -> tuple[torch.Tensor, torch.Tensor]:
+        """Policy logits [B, H * W] (every cell; mask the stones yourself) and
+        win/draw/loss logits [B, 3] of the side to move. ``planes``: [B, 2, H, W] own
+        and opponent stones; ``flags``: [B, 2] (renju with black to move, with white)."""
+        relu = F.relu(self.features(planes))
+        pooled = relu.mean(dim=(2, 3))
+        h = F.relu(self.value1(torch.cat([pooled, flags], dim=1)))
+        h = F.relu(self.value2(h))
+        wdl = self.value3(h)
+        p = F.relu(self.policy_dw(relu[:, :self.config.policy_dim]))
+        policy = self.policy_out(p).flatten(1)
+        return policy, wdl
+
+
+# -- export ------------------------------------------------------------------------------
+
+
+def _lines_of_length(length: int) -> np.ndarray:
+    """Every line of ``length`` cells, digits 0 empty, 1 own, 2 opponent: [3**length, length]."""
+    codes = np.arange(3 ** length)
+    return np.stack([(codes // 3 ** i) % 3 for i in range(length)], axis=1)
+
+
+@torch.no_grad()
+def export_table(model: LineNetModel) -> np.ndarray:
+    """The line network run over every window: int16 [ROW_COUNT, dim].
+
+    A line of l <= :data:`WINDOW` cells, laid horizontally, shows each of its cells the
+    window cut short by the line's ends exactly as a board's edge would; over l = 1..9
+    every pair of reaches (left, right) occurs.
+    """
+    model = model.eval()
+    device = next(model.parameters()).device
+    table = np.zeros((ROW_COUNT, model.config.dim), dtype=np.int16)
+    filled = np.zeros(ROW_COUNT, dtype=bool)
+    for length in range(1, 2 * REACH + 2):
+        lines = _lines_of_length(length)
+        planes = torch.zeros((len(lines), 2, 1, length), dtype=torch.float32)
+        digits = torch.from_numpy(lines)
+        planes[:, 0, 0] = (digits == 1).float()
+        planes[:, 1, 0] = (digits == 2).float()
+        out = model.lines(planes.to(device), DIRECTIONS[0])[:, :, 0].float().cpu().numpy()
+        for j in range(length):
+            left, right = min(j, REACH), min(length - 1 - j, REACH)
+            window = lines[:, j - left:j + right + 1]
+            codes = WINDOW_BASES[left * (REACH + 1) + right] + window @ (
+                3 ** np.arange(left + right + 1))
+            table[codes] = np.round(out[:, :, j] * FEATURE_SCALE).astype(np.int16)
+            filled[codes] = True
+    if not filled.all():
+        raise AssertionError("some window codes were never produced")
+    return table
+
+
+def export(model: LineNetModel, description: str = "") -> LineNetWeights:
+    """The play path's weights of ``model``."""
+    params = {name: p.detach().float().cpu().numpy() for name, p in model.named_parameters()}
+    c = model.config
+    return LineNetWeights(
+        table=export_table(model),
+        value_w1=params["value1.weight"], value_b1=params["value1.bias"],
+        value_w2=params["value2.weight"], value_b2=params["value2.bias"],
+        value_w3=params["value3.weight"], value_b3=params["value3.bias"],
+        policy_dw=params["policy_dw.weight"].reshape(c.policy_dim, 9),
+        policy_db=params["policy_dw.bias"],
+        policy_w=params["policy_out.weight"].reshape(c.policy_dim),
+        policy_b=float(params["policy_out.bias"][0]),
+        meta={"format": FORMAT_VERSION, "reach": REACH, "model": asdict(c),
+              "description": description},
+    )
+
+
+# -- samples -----------------------------------------------------------------------------
+
+#: Result codes of a sample, for the side to move.
+WIN, DRAW, LOSS, UNKNOWN = 0, 1, 2, -1
+
+
+@dataclass
+class SampleStore:
+    """Games and samples as flat arrays (see the module docstring).
+
+    Games: ``stones``/``colors`` (cell and colour of each stone in play order),
+    ``start`` (first stone of each game, one more entry at the end), ``width``,
+    ``height``, ``rule`` (Gomocup rule number). Samples: ``game``, ``count`` (stones on
+    the board), ``move`` (the cell to learn, -1 none), ``to_move`` (1 black, 2 white),
+    ``result`` (:data:`WIN`/:data:`DRAW`/:data:`LOSS`/:data:`UNKNOWN` for the side to
+    move), ``winrate`` (a teacher's, NaN none), ``source`` (index into ``sources``).
+    """
+
+    stones: np.ndarray
+    colors: np.ndarray
+    start: np.ndarray
+    width: np.ndarray
+    height: np.ndarray
+    rule: np.ndarray
+    game: np.ndarray
+    count: np.ndarray
+    move: np.ndarray
+    to_move: np.ndarray
+    result: np.ndarray
+    winrate: np.ndarray
+    source: np.ndarray
+    sources: list[str] = field(default_factory=list)
+
+    _GAME_FIELDS = ("stones", "colors", "start", "width", "height", "rule")
+    _SAMPLE_FIELDS = ("game", "count", "move", "to_move", "result", "winrate", "source")
+
+    def __len__(self) -> int:
+        return len(self.game)
+
+    def save(self, path: str | Path) -> None:
+        arrays = {name: getattr(self, name) for name in self._GAME_FIELDS + self._SAMPLE_FIELDS}
+        np.savez_compressed(path, **arrays, sources=np.array(self.sources))
+
+    @classmethod
+    def load(cls, path: str | Path) -> SampleStore:
+        with np.load(path) as data:
+            arrays = {name: data[name] for name in cls._GAME_FIELDS + cls._SAMPLE_FIELDS}
+            return cls(**arrays, sources=[str(s) for s in data["sources"]])
+
+    @classmethod
+    def concatenate(cls, parts: Sequence[SampleStore]) -> SampleStore:
+        """One store of all ``parts`` (games renumbered, sources merged by name)."""
+        names: list[str] = []
+        for part in parts:
+            names += [s for s in part.sources if s not in names]
+        columns: dict[str, list[np.ndarray]] = {name: [] for name in
+                                                cls._GAME_FIELDS + cls._SAMPLE_FIELDS}
+        stone_offset = game_offset = 0
+        for part in parts:
+            for name in ("stones", "colors", "width", "height", "rule", "count", "move",
+                         "to_move", "result", "winrate"):
+                columns[name].append(getattr(part, name))
+            columns["start"].append(part.start[:-1] + stone_offset)
+            columns["game"].append(part.game + game_offset)
+            remap = np.array([names.index(s) for s in part.sources] or [0], dtype=np.int16)
+            columns["source"].append(remap[part.source])
+            stone_offset += len(part.stones)
+            game_offset += len(part.width)
+        columns["start"].append(np.array([stone_offset], dtype=np.int64))
+        return cls(**{name: np.concatenate(arrays) for name, arrays in columns.items()},
+                   sources=names)
+
+
+class _Builder:
+    """Collects games and samples for a :class:`SampleStore`."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.games: dict[str, list[int]] = {n: [] for n in SampleStore._GAME_FIELDS}
+        self.stones: list[int] = []
+        self.colors: list[int] = []
+        self.starts: list[int] = []
+        self.samples: dict[str, list] = {n: [] for n in SampleStore._SAMPLE_FIELDS}
+
+    def add_game(self, width: int, height: int, rule: int,
+                 stones: Sequence[tuple[int, int]]) -> int:
+        self.starts.append(len(self.stones))
+        for cell, color in stones:
+            self.stones.append(cell)
+            self.colors.append(color)
+        self.games["width"].append(width)
+        self.games["height"].append(height)
+        self.games["rule"].append(rule)
+        return len(self.starts) - 1
+
+    def add_sample(self, game: int, count: int, move: int, to_move: int, result: int,
+                   winrate: float = math.nan) -> None:
+        for name, value in (("game", game), ("count", count), ("move", move),
+                            ("to_move", to_move), ("result", result),
+                            ("winrate", winrate), ("source", 0)):
+            self.samples[name].append(value)
+
+    def store(self) -> SampleStore:
+        s = self.samples
+        return SampleStore(
+            stones=np.array(self.stones, np.int16), colors=np.array(self.colors, np.int8),
+            start=np.array([*self.starts, len(self.stones)], np.int64),
+            width=np.array(self.games["width"], np.int8),
+            height=np.array(self.games["height"], np.int8),
+            rule=np.array(self.games["rule"], np.int8),
+            game=np.array(s["game"], np.int32), count=np.array(s["count"], np.int16),
+            move=np.array(s["move"], np.int16), to_move=np.array(s["to_move"], np.int8),
+            result=np.array(s["result"], np.int8),
+            winrate=np.array(s["winrate"], np.float32),
+            source=np.array(s["source"], np.int16), sources=[self.source])
+
+
+def _result_for(result: GameResult, to_move: Color) -> int:
+    if result is GameResult.UNKNOWN:
+        return UNKNOWN
+    if result is GameResult.DRAW:
+        return DRAW
+    return WIN if (result is GameResult.BLACK_WIN) == (to_move is Color.BLACK) else LOSS
+
+
+def samples_of_records(name: str, records: Sequence[GameRecord]) -> SampleStore:
+    """Every move after the opening of ``records`` as a sample (the move played, the
+    game's result)."""
+    builder = _Builder(name)
+    for record in records:
+        stones: list[tuple[int, int]] = []
+        color = Color.BLACK
+        plies = []
+        for ply, move in enumerate(record.moves):
+            if move != PASS:
+                plies.append((ply, len(stones), move, color))
+                stones.append((move, int(color)))
+            color = color.opponent
+        game = builder.add_game(record.width, record.height, int(record.rule), stones)
+        for ply, count, move, mover in plies:
+            if ply >= record.first_target:
+                builder.add_sample(game, count, move, int(mover),
+                                   _result_for(record.result, mover))
+    return builder.store()
+
+
+def samples_of_labels(name: str, positions: Sequence) -> SampleStore:
+    """Teacher-labelled positions (:class:`brain.train.teachdata.LabelledPosition`) as
+    samples: the teacher's move and winrate, and the played-out outcome when there is one."""
+    builder = _Builder(name)
+    for position in positions:
+        stones = [(cell, 1 if i % 2 == 0 else 2) for i, cell in enumerate(position.stones)]
+        game = builder.add_game(position.width, position.height, position.rule, stones)
+        to_move = 1 if len(stones) % 2 == 0 else 2
+        # outcome: 1 a win for the side to move, 0 a draw, -1 a loss (teachdata).
+        result = {1: WIN, 0: DRAW, -1: LOSS}.get(position.outcome, UNKNOWN)
+        builder.add_sample(game, len(stones), position.move, to_move, result,
+                           position.winrate)
+    return builder.store()
+
+
+# -- batches -----------------------------------------------------------------------------
+
+
+def _symmetries(height: int, width: int) -> list[torch.Tensor]:
+    """For each symmetry of the board shape, ``source[new cell] = old cell``."""
+    grid = torch.arange(height * width).reshape(height, width)
+    found = [grid, grid.flip(0), grid.flip(1), grid.flip(0).flip(1)]
+    if height == width:
+        found += [g.t() for g in found]
+    return [g.contiguous().flatten() for g in found]
+
+
+class BatchMaker:
+    """Builds training batches of one board shape on ``device`` from a
+    :class:`SampleStore`, with a random board symmetry per batch."""
+
+    def __init__(self, store: SampleStore, device: torch.device) -> None:
+        self.store = store
+        self.device = device
+        t = lambda a, dtype=torch.int64: torch.as_tensor(np.asarray(a), dtype=dtype,  # noqa: E731
+                                                         device=device)
+        self.stones = t(store.stones)
+        self.colors = t(store.colors)
+        self.start = t(store.start)
+        self.game = t(store.game)
+        self.count = t(store.count)
+        self.move = t(store.move)
+        self.to_move = t(store.to_move)
+        self.result = t(store.result)
+        self.winrate = t(store.winrate, torch.float32)
+        self.renju = t(store.rule[store.game] == int(Rule.RENJU), torch.float32)
+        self._symmetry: dict[tuple[int, int], list[tuple[torch.Tensor, torch.Tensor]]] = {}
+
+    def symmetries(self, height: int, width: int) -> list[tuple[torch.Tensor, torch.Tensor]]:
+        key = (height, width)
+        if key not in self._symmetry:
+            pairs = []
+            for source in _symmetries(height, width):
+                source = source.to(self.device)
+                pairs.append((source, torch.argsort(source)))
+            self._symmetry[key] = pairs
+        return self._symmetry[key]
+
+    def batch(self, samples: torch.Tensor, height: int, width: int, symmetry: int
+              ) -> dict[str, torch.Tensor]:
+        """Planes [B, 2, H, W], flags [B, 2], the move (cell, -1 none), result code,
+        teacher winrate and the occupied mask [B, H * W] of ``samples`` (all of the one
+        board shape)."""
+        b = len(samples)
+        cells = height * width
+        games = self.game[samples]
+        counts = self.count[samples]
+        to_move = self.to_move[samples]
+        owner = torch.repeat_interleave(torch.arange(b, device=self.device), counts)
+        firsts = torch.cumsum(counts, 0) - counts
+        within = torch.arange(len(owner), device=self.device) - firsts[owner]
+        index = self.start[games][owner] + within
+        stone_cells = self.stones[index]
+        plane = (self.colors[index] != to_move[owner]).long()
+        planes = torch.zeros(b * 2 * cells, device=self.device)
+        planes[owner * 2 * cells + plane * cells + stone_cells] = 1.0
+        planes = planes.view(b, 2, cells)
+        source, target = self.symmetries(height, width)[symmetry]
+        planes = planes[:, :, source].view(b, 2, height, width)
+        move = self.move[samples]
+        move = torch.where(move >= 0, target[move.clamp(min=0)], move)
+        renju = self.renju[samples]
+        flags = torch.stack([renju * (to_move == 1), renju * (to_move == 2)], dim=1).float()
+        occupied = planes.view(b, 2, cells).sum(1) > 0
+        return {"planes": planes, "flags": flags, "move": move,
+                "result": self.result[samples], "winrate": self.winrate[samples],
+                "occupied": occupied}
+
+
+def losses(model: LineNetModel, batch: dict[str, torch.Tensor], teacher_weight: float
+           ) -> dict[str, torch.Tensor]:
+    """Policy cross-entropy (samples with a move), value cross-entropy against the result
+    and, where a teacher gave one, against its winrate (``teacher_weight`` of it)."""
+    policy, wdl = model(batch["planes"], batch["flags"])
+    policy = policy.float().masked_fill(batch["occupied"], -1e4)
+    wdl = wdl.float()
+    move = batch["move"]
+    has_move = move >= 0
+    policy_loss = (F.cross_entropy(policy[has_move], move[has_move])
+                   if has_move.any() else policy.sum() * 0)
+    log_wdl = F.log_softmax(wdl, dim=1)
+    result = batch["result"]
+    known = result >= 0
+    target = torch.zeros_like(wdl)
+    target[known] = F.one_hot(result[known], 3).float()
+    winrate = batch["winrate"]
+    taught = ~torch.isnan(winrate)
+    if taught.any():
+        teacher = torch.stack([winrate, torch.zeros_like(winrate), 1 - winrate], dim=1)
+        mix = torch.where(known, teacher_weight, 1.0).unsqueeze(1)
+        target[taught] = (mix * teacher + (1 - mix) * target)[taught]
+    weight = (known | taught).float()
+    value_loss = -(target * log_wdl).sum(1).mul(weight).sum() / weight.sum().clamp(min=1)
+    return {"policy": policy_loss, "value": value_loss}
+
+
+# -- the training run --------------------------------------------------------------------
+
+
+@dataclass
+class RunConfig:
+    """Settings of a training run (kept in ``OUT/config.json``)."""
+
+    out: str
+    data: list[str] = field(default_factory=list)
+    #: Sampling weight per source name (others: 1).
+    weights: dict[str, float] = field(default_factory=dict)
+    model: ModelConfig = field(default_factory=ModelConfig)
+    batch_size: int = 512
+    learning_rate: float = 2e-3
+    weight_decay: float = 1e-4
+    minutes: float = 10.0
+    steps: int | None = None
+    teacher_weight: float = 0.7
+    validation_fraction: float = 0.02
+    checkpoint_seconds: float = 60.0
+    seed: int = 0
+
+
+def _split(store: SampleStore, fraction: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Training and validation samples, split by game (a game's positions stay together)."""
+    rng = np.random.default_rng(seed)
+    held = rng.random(len(store.width)) < fraction
+    is_held = held[store.game]
+    return np.flatnonzero(~is_held), np.flatnonzero(is_held)
+
+
+class Trainer:
+    """One training run over a :class:`SampleStore` (resumes from ``OUT/last.pt``)."""
+
+    def __init__(self, config: RunConfig, store: SampleStore, device: torch.device) -> None:
+        self.config = config
+        self.store = store
+        self.device = device
+        self.out = Path(config.out)
+        self.out.mkdir(parents=True, exist_ok=True)
+        torch.manual_seed(config.seed)
+        self.model = LineNetModel(config.model).to(device)
+        self.optimizer = torch.optim.AdamW(self.model.parameters(), lr=config.learning_rate,
+                                           weight_decay=config.weight_decay)
+        self.step = 0
+        self.rng = np.random.default_rng(config.seed)
+        self.batches = BatchMaker(store, device)
+        train, held = _split(store, config.validation_fraction, config.seed)
+        shape = store.height[store.game].astype(np.int64) * 100 + store.width[store.game]
+        # Groups of one board shape and one source, each sampled by its weight.
+        self.groups: list[tuple[int, int, np.ndarray, float]] = []
+        self.held: list[tuple[int, int, np.ndarray, str]] = []
+        for key in np.unique(shape):
+            for s, name in enumerate(store.sources):
+                mine = (shape == key) & (store.source == s)
+                rows = train[mine[train]]
+                if len(rows):
+                    weight = config.weights.get(name, 1.0)
+                    self.groups.append((int(key // 100), int(key % 100), rows, weight))
+                rows = held[mine[held]]
+                if len(rows):
+                    self.held.append((int(key // 100), int(key % 100), rows[:4096],
+                                      f"{name} {key // 100}x{key % 100}"))
+        total = sum(g[3] for g in self.groups)
+        self.shares = np.array([g[3] / total for g in self.groups])
+        self._resume()
+
+    def _resume(self) -> None:
+        last = self.out / "last.pt"
+        if last.exists():
+            state = torch.load(last, map_location=self.device, weights_only=False)
+            self.model.load_state_dict(state["model"])
+            self.optimizer.load_state_dict(state["optimizer"])
+            self.step = state["step"]
+            log.info("resumed %s at step %d", last, self.step)
+
+    def checkpoint(self) -> None:
+        state = {"model": self.model.state_dict(), "optimizer": self.optimizer.state_dict(),
+                 "step": self.step, "config": asdict(self.config)}
+        torch.save(state, self.out / "last.tmp")
+        (self.out / "last.tmp").replace(self.out / "last.pt")
+
+    def _sample(self) -> dict[str, torch.Tensor]:
+        g = self.rng.choice(len(self.groups), p=self.shares)
+        height, width, rows, _ = self.groups[g]
+        pick = rows[self.rng.integers(0, len(rows), self.config.batch_size)]
+        symmetry = int(self.rng.integers(0, 8 if height == width else 4))
+        return self.batches.batch(torch.as_tensor(pick, device=self.device), height, width,
+                                  symmetry)
+
+    def learning_rate(self, progress: float) -> float:
+        """Warm up over the first 2 %, then a cosine decay to a tenth."""
+        base = self.config.learning_rate
+        if progress < 0.02:
+            return base * max(progress / 0.02, 0.05)
+        return base * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * min(progress, 1.0))))
+
+    @torch.no_grad()
+    def validate(self) -> dict[str, dict[str, float]]:
+        self.model.eval()
+        out = {}
+        for height, width, rows, name in self.held:
+            batch = self.batches.batch(torch.as_tensor(rows, device=self.device), height,
+                                       width, 0)
+            values = losses(self.model, batch, self.config.teacher_weight)
+            policy, _ = self.model(batch["planes"], batch["flags"])
+            policy = policy.masked_fill(batch["occupied"], -1e4)
+            has = batch["move"] >= 0
+            accuracy = (policy.argmax(1) == batch["move"])[has].float().mean()
+            out[name] = {"policy": float(values["policy"]), "value": float(values["value"]),
+                         "top1": float(accuracy)}
+        self.model.train()
+        return out
+
+    def run(self) -> None:
+        config = self.config
+        started = time.monotonic()
+        last_save = started
+        budget = config.minutes * 60
+        first = self.step
+        autocast = self.device.type == "cuda"
+        while True:
+            elapsed = time.monotonic() - started
+            progress = (elapsed / budget if config.steps is None
+                        else (self.step - first) / config.steps)
+            if progress >= 1:
+                break
+            for group in self.optimizer.param_groups:
+                group["lr"] = self.learning_rate(progress)
+            batch = self._sample()
+            with torch.autocast(self.device.type, dtype=torch.bfloat16, enabled=autocast):
+                parts = losses(self.model, batch, config.teacher_weight)
+            loss = parts["policy"] + parts["value"]
+            self.optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)
+            self.optimizer.step()
+            self.step += 1
+            if self.step % 200 == 0:
+                log.info("step %d (%.0f s): policy %.3f value %.3f", self.step, elapsed,
+                         float(parts["policy"]), float(parts["value"]))
+            if time.monotonic() - last_save > config.checkpoint_seconds:
+                self.checkpoint()
+                last_save = time.monotonic()
+        self.checkpoint()
+        report = {"step": self.step, "validation": self.validate()}
+        (self.out / "report.json").write_text(json.dumps(report, indent=1))
+        log.info("validation: %s", json.dumps(report["validation"]))
+
+
+def load_model(path: str | Path, device: str = "cpu") -> LineNetModel:
+    """The model of a checkpoint (``last.pt``)."""
+    state = torch.load(path, map_location=device, weights_only=False)
+    model = LineNetModel(ModelConfig(**state["config"]["model"]))
+    model.load_state_dict(state["model"])
+    return model.eval()
+
+
+# -- the commands ------------------------------------------------------------------------
+
+
+def build_samples(sources: Sequence[str], data_dir: Path, teacher: Sequence[str],
+                  max_games: int | None = None) -> SampleStore:
+    """Samples of the game files ``sources`` (names of :data:`brain.train.data.SOURCES`)
+    and of the teacher runs ``teacher`` (folders of ``python -m brain.train teach``)."""
+    from brain.train.data import SOURCES, load_source
+    from brain.train.teachdata import labelled_positions
+
+    parts = []
+    for name in sources:
+        records, report = load_source(SOURCES[name], data_dir, max_games)
+        log.info("%s", report.summary())
+        parts.append(samples_of_records(name, records))
+    for folder in teacher:
+        positions = labelled_positions([folder])
+        log.info("%s: %d teacher positions", folder, len(positions))
+        by_shape: dict[tuple[int, int], list] = {}
+        for p in positions:
+            by_shape.setdefault((p.width, p.height), []).append(p)
+        for (width, height), group in sorted(by_shape.items()):
+            parts.append(samples_of_labels(f"teacher{width}x{height}", group))
+    if not parts:
+        raise ValueError("no data: give game sources or teacher runs")
+    return SampleStore.concatenate(parts)
+
+
+def train_command(config: RunConfig, device: str | None = None) -> Path:
+    """Train on the sample files of ``config.data`` and export ``OUT/linenet.npz``."""
+    store = SampleStore.concatenate([SampleStore.load(p) for p in config.data])
+    log.info("%d samples of %s", len(store), ", ".join(store.sources))
+    chosen = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
+    out = Path(config.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "config.json").write_text(json.dumps(asdict(config), indent=1))
+    trainer = Trainer(config, store, chosen)
+    trainer.run()
+    weights = export(trainer.model.float(), f"trained {trainer.step} steps on "
+                                            f"{', '.join(store.sources)}")
+    weights.save(out / "linenet.npz")
+    return out / "linenet.npz"
