@@ -7,7 +7,9 @@ brain's command line without loading any evaluator or search.
 from __future__ import annotations
 
 #: The values of ``--engine``.
-ENGINE_NAMES = ("heuristic", "mcts", "alphabeta")
+ENGINE_NAMES = ("heuristic", "mcts", "linenet", "alphabeta")
+#: The line-pattern network's weights in the weights folder (``--engine linenet``).
+LINE_NETWORK_FILE = "linenet.npz"
 #: The engine pbrain-zero plays with unless told otherwise.
 DEFAULT_ENGINE = "mcts"
 #: What the network does in the tree search: re-rank the moves of the nodes the search

@@ -9,7 +9,12 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from brain.catalog import DEFAULT_NETWORK_VALUE, ENGINE_NAMES, NETWORK_ROLES
+from brain.catalog import (
+    DEFAULT_NETWORK_VALUE,
+    ENGINE_NAMES,
+    LINE_NETWORK_FILE,
+    NETWORK_ROLES,
+)
 from brain.eval.evaluator import Evaluator
 from brain.game.board import Board
 from brain.search.searcher import Searcher, SearchInfo
@@ -103,6 +108,71 @@ class MctsEngine:
                 f"does not bound, takes up to about 35 MiB in a game")
 
 
+class LineNetEngine:
+    """pbrain-zero's engine with the line-pattern network: compiled playouts, the network
+    valuing every leaf and ranking every new node's moves (:mod:`brain.search.linesearch`)."""
+
+    name = "pbrain-zero"
+    watchable = True
+
+    def __init__(self, net: object, playouts: int | None = None) -> None:
+        from brain.search.linesearch import LineSearch, LineSearchConfig
+
+        self.search = LineSearch(net, LineSearchConfig(playouts=playouts))
+
+    def choose_move(self, board: Board, deadline: float, stop: threading.Event,
+                    use_all: bool = False) -> int:
+        return self.search.search(board, deadline, stop, use_all=use_all)
+
+    @property
+    def info(self) -> SearchInfo:
+        return self.search.info
+
+    def best_so_far(self, board: Board) -> int | None:
+        return self.search.leader(board)
+
+    def watch(self, report: Callable[[SearchInfo], None] | None, interval: float) -> None:
+        self.search.reporter = report
+        self.search.report_interval = interval
+
+    def new_game(self) -> None:
+        self.search.reset()
+
+    def limit_memory(self, max_bytes: int) -> str | None:
+        from brain.search.linesearch import (
+            GOMOCUP_MEMORY_BYTES,
+            MIN_TREE_BYTES,
+            RESERVED_BYTES,
+        )
+
+        self.search.limit_memory(max_bytes)
+        tree = self.search.config.tree_bytes
+        full = GOMOCUP_MEMORY_BYTES - RESERVED_BYTES
+        if tree >= full:
+            return None
+        cost = (f"the search's tree is held to {tree >> 20} MiB (it sets "
+                f"{RESERVED_BYTES >> 20} MiB aside for the rest of the process), where "
+                f"Gomocup's {GOMOCUP_MEMORY_BYTES >> 20} MiB allows {full >> 20} MiB")
+        if tree > MIN_TREE_BYTES:
+            return cost
+        return f"{cost}; a limit this low is not kept: the tree takes at least that much"
+
+
+def load_line_network(weights: Path | None = None) -> object | None:
+    """The line-pattern network from ``weights`` (default: the shipped
+    ``linenet.npz``), or None with the reason logged."""
+    from brain.eval.linenet import LineNet, LineNetError
+    from brain.resources import weights_dir
+
+    path = weights or weights_dir() / LINE_NETWORK_FILE
+    try:
+        return LineNet.from_file(path)
+    except LineNetError as exc:
+        log.error("cannot use the line-pattern network (%s): the tree search of the "
+                  "convolutional network plays instead", exc)
+        return None
+
+
 def load_network(weights: Path | None = None) -> Evaluator | None:
     """The policy/value network from ``weights`` (default: the shipped file), or None.
 
@@ -141,6 +211,11 @@ def make_engine(name: str, level: int | None = None, weights: Path | None = None
     """
     if name == "heuristic":
         return HeuristicEngine()
+    if name == "linenet":
+        line_net = load_line_network(weights)
+        if line_net is not None:
+            return LineNetEngine(line_net, playouts)
+        name, weights = "mcts", None
     if name == "mcts":
         from brain.eval.evaluator import PatternEvaluator
         from brain.eval.patternmodel import PatternModel, PatternModelError

@@ -404,15 +404,17 @@ class LineNetState:
         lines = self._geo.touch_line[start:stop]
         units = self._geo.touch_unit[start:stop]
         cells = lines % self.size
+        touched = np.unique(cells)  # the stone's own cell is on all four lines
+        table = self.net._table
         for frame in range(2):
             unit = units * (1 if color == frame + 1 else 2) * sign
             old = self._codes[frame, lines]
             new = old + unit
             self._codes[frame, lines] = new
-            table = self.net._table
-            before = self._features[frame, cells]
-            after = before - table[old].astype(np.int32) + table[new].astype(np.int32)
-            self._features[frame, cells] = after
+            before = self._features[frame, touched]
+            np.add.at(self._features[frame], cells,
+                      table[new].astype(np.int32) - table[old].astype(np.int32))
+            after = self._features[frame, touched]
             self._pooled[frame] += (np.maximum(after, 0) - np.maximum(before, 0)).sum(axis=0)
 
     @cython.cfunc

@@ -4,7 +4,7 @@ from brain.game.board cimport Board
 
 cpdef bint is_legal(Board board, int color, int index)
 cpdef list cells_with(Board board, int color, int low, int high)
-cdef bint _may_be_foul(Board board, int cell)
+cpdef bint may_be_foul(Board board, int cell)
 cpdef list five_cells(Board board, int color)
 cpdef list four_cells(Board board, int color)
 cpdef list three_cells(Board board, int color)

@@ -59,13 +59,13 @@ def is_legal(board: Board, color: int, index: int) -> bool:
 def legal_mask(board: Board, color: Color, cells: np.ndarray) -> np.ndarray:
     """Which of the empty ``cells`` ``color`` may play (all, unless renju black).
 
-    Only cells that :func:`_may_be_foul` are handed to the recursive foul check.
+    Only cells that :func:`may_be_foul` are handed to the recursive foul check.
     """
     ok = np.ones(len(cells), dtype=bool)
     if color == _WHITE or not board.black_fouls:
         return ok
     for k, cell in enumerate(cells.tolist()):
-        if _may_be_foul(board, cell):
+        if may_be_foul(board, cell):
             ok[k] = forbidden_kind(board, cell) is None
     return ok
 
@@ -76,12 +76,12 @@ def cells_with(board: Board, color: int, low: int, high: int) -> list[int]:
     cells = board.threat_cells(color, low, high)
     if color == _WHITE or not board.black_fouls:
         return cells
-    return [cell for cell in cells if not _may_be_foul(board, cell)
+    return [cell for cell in cells if not may_be_foul(board, cell)
             or forbidden_kind(board, cell) is None]
 
 
 @cython.locals(threat=cython.int, d=cython.int)
-def _may_be_foul(board: Board, cell: int) -> cython.bint:
+def may_be_foul(board: Board, cell: int) -> cython.bint:
     """Whether black's threat on ``cell`` could hide a foul (a 4-4, 3-3 or four beside
     two threes) or it makes an overline in some line: only then is the (slower)
     recursive foul check needed."""
@@ -119,7 +119,7 @@ def open_four_points(board: Board, color: int) -> list[int]:
 @cython.locals(d=cython.int)
 def makes_straight_four(board: Board, color: int, index: int) -> bool:
     """Whether ``color`` on the empty ``index`` makes an open four in one line."""
-    for d in range(4):  # noqa: SIM110 (as in _may_be_foul)
+    for d in range(4):  # noqa: SIM110 (as in may_be_foul)
         if board.line_pattern(color, index, d) == _LINE_FLEX4:
             return True
     return False

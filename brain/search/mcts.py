@@ -39,11 +39,10 @@ from brain.game.patterns import Threat
 from brain.game.tactics import (
     four_cells,
     legal_mask,
-    line_cells,
     open_four_points,
-    three_cells,
     three_defences,
 )
+from brain.search.roottactics import first_without_quick_vcf, settled_win, vcf_defences
 from brain.search.searcher import SearchInfo
 from brain.search.solver import Status, ThreatSolver
 
@@ -325,29 +324,14 @@ class Mcts:
 
     def _root_tactics(self, board: Board, started: float, deadline: float) -> int | None:
         """A move settled without tree search: a five, or a proven threat-space win."""
-        me = board.to_move
-        fives = board.winning_cells(me)
-        if len(fives):
-            self.info.source, self.info.proven, self.info.winrate = "five", WIN, 1.0
-            return int(fives[0])
-        if len(board.winning_cells(me.opponent)):
-            return None  # must block: the tree's forced-move rule handles it
-        budget = max(0.0, deadline - started) * self.config.root_solver_share
-        if budget < 0.005:
+        win = settled_win(board, self.solver, started, deadline, self.config.root_solver_share,
+                          self.config.vct_attacks, self.config.playouts is not None)
+        if win is None:
             return None
-        # With a fixed playout budget the solver gets a fixed node budget too, so that
-        # the search is reproducible (as long as the clock does not cut it short).
-        nodes = None if self.config.playouts is None else 20_000
-        result = self.solver.vcf(board, deadline=started + budget, max_nodes=nodes)
-        if result.status is not Status.WIN:
-            result = self.solver.vct(board, max_attacks=self.config.vct_attacks,
-                                     deadline=started + 2 * budget,
-                                     max_nodes=nodes)
-        if result.status is Status.WIN:
-            self.info.source, self.info.proven, self.info.winrate = "solver", WIN, 1.0
-            self.info.pv = [board.xy(cell) for cell in result.line]
-            return result.move
-        return None
+        self.info.source, self.info.proven, self.info.winrate = win.source, WIN, 1.0
+        if win.source == "solver":
+            self.info.pv = [board.xy(cell) for cell in win.line]
+        return win.move
 
     def _reuse_or_new_root(self, board: Board) -> Node:
         history = board.history
@@ -385,32 +369,16 @@ class Mcts:
     def _restrict_to_defences(self, board: Board, root: Node, started: float,
                               deadline: float) -> None:
         """If the opponent, were it to move, would win by continuous fours (a VCF), keep
-        only the root moves that may stop it: cells on the lines of its attacking moves,
-        its defender replies, and our own fours and threes (counter-threats).
-
-        Only a VCF: given a free move, the opponent has a VCT in most middle games, and
-        keeping just the moves near it would leave out our best attacks."""
+        only the root moves that may stop it (:func:`~brain.search.roottactics.vcf_defences`)."""
         if root.proven != UNKNOWN or len(root.moves) < 2 or self.config.threat_share <= 0:
             return
         fixed = self.config.playouts is not None
         until = min(deadline, time.monotonic()
                     + max(0.0, deadline - started) * self.config.threat_share)
-        me = board.to_move
-        board.to_move = me.opponent
-        try:
-            threat = self.solver.vcf(board, deadline=until,
-                                     max_nodes=self.config.refute_nodes if fixed else None)
-        finally:
-            board.to_move = me
-        if threat.status is not Status.WIN:
+        relevant = vcf_defences(board, self.solver, until,
+                                self.config.refute_nodes if fixed else None)
+        if relevant is None:
             return
-        relevant = set(threat.line[1::2])
-        for move in threat.line[::2]:
-            relevant.add(move)
-            for direction in range(4):
-                relevant.update(line_cells(board, move, direction))
-        relevant.update(four_cells(board, me))
-        relevant.update(three_cells(board, me))
         keep = np.isin(root.moves, np.fromiter(relevant, dtype=np.int64))
         if keep.any() and not keep.all():
             root.restrict(keep)
@@ -699,17 +667,10 @@ class Mcts:
         if not ranked:
             self.info.proven = LOSS
             return int(root.moves[losing[0]])
-        for i in ranked[:3]:
-            if time.monotonic() >= deadline:
-                break
-            if i in cleared:
-                return int(root.moves[i])
-            board.play(int(root.moves[i]))
-            result = self.solver.vcf(board, max_nodes=400, deadline=deadline)
-            board.undo()
-            if result.status is not Status.WIN:
-                return int(root.moves[i])
-        return int(root.moves[ranked[0]])
+        moves = [int(root.moves[i]) for i in ranked]
+        safe = first_without_quick_vcf(board, self.solver, moves, deadline,
+                                       {int(root.moves[i]) for i in cleared})
+        return moves[0] if safe is None else safe
 
     def _fill_info(self, board: Board, root: Node, started: float) -> None:
         info = self.info

@@ -2,7 +2,7 @@
 # tactics' queries are C calls from the playout loop.
 from brain.eval.linenet cimport LineNet, LineNetState
 from brain.game.board cimport Board
-from brain.game.tactics cimport is_legal
+from brain.game.tactics cimport is_legal, may_be_foul
 
 cdef class Tree:
     cdef public int max_nodes, max_edges, nodes, edges

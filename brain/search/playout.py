@@ -28,13 +28,12 @@ import math
 
 import cython
 import numpy as np
-from cython.cimports.brain.game.tactics import _may_be_foul
 from cython.cimports.libc.math import exp, sqrt
 
 from brain.eval.linenet import LineNet, LineNetState
 from brain.game.board import Board
 from brain.game.patterns import Threat
-from brain.game.tactics import is_legal
+from brain.game.tactics import is_legal, may_be_foul
 
 _FIVE = cython.declare(cython.int, int(Threat.FIVE))
 _FLEX4 = cython.declare(cython.int, int(Threat.FLEX4))
@@ -300,7 +299,7 @@ class Playouts:
         if color != 1 or not self.renju:
             return True
         board: Board = self.board
-        if not _may_be_foul(board, q):
+        if not may_be_foul(board, q):
             return True
         return is_legal(board, color, q)
 

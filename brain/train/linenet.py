@@ -665,7 +665,9 @@ def train_command(config: RunConfig, device: str | None = None) -> Path:
     (out / "config.json").write_text(json.dumps(asdict(config), indent=1))
     trainer = Trainer(config, store, chosen)
     trainer.run()
-    weights = export(trainer.model.float(), f"trained {trainer.step} steps on "
-                                            f"{', '.join(store.sources)}")
+    # Exported on the CPU in float32: a GPU's reduced-precision convolutions would round
+    # some table entries the other way.
+    weights = export(trainer.model.float().cpu(), f"trained {trainer.step} steps on "
+                                                  f"{', '.join(store.sources)}")
     weights.save(out / "linenet.npz")
     return out / "linenet.npz"

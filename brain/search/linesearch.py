@@ -1,0 +1,296 @@
+"""The tree search of the line-pattern network: the root's threat searches
+(:mod:`brain.search.roottactics`), then the compiled playouts (:mod:`brain.search.playout`)
+until the deadline, and the move with its report (:class:`~brain.search.searcher.SearchInfo`).
+
+The tree is built anew at every move (its arrays are allocated once per board shape and
+sized from the manager's memory limit); the playouts run in slices of
+:data:`SLICE` between looks at the clock, the stop flag and a watching manager.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from brain.eval.heuristic import choose_move
+from brain.eval.linenet import LineNet
+from brain.game.board import Board
+from brain.search.playout import LOSS, WIN, Playouts, Tree, dirichlet_noise, restrict_root
+from brain.search.roottactics import first_without_quick_vcf, settled_win, vcf_defences
+from brain.search.searcher import SearchInfo
+from brain.search.solver import Status, ThreatSolver
+
+#: Playouts between two looks at the clock.
+SLICE = 128
+#: Gomocup's memory limit for a brain and its children.
+GOMOCUP_MEMORY_BYTES = 350 << 20
+#: Memory of the process besides the tree: interpreter, modules, the network's tables,
+#: the threat solver's tables and some slack (bench/bench_footprint.py).
+RESERVED_BYTES = 160 << 20
+#: The smallest tree the search makes, whatever the limit.
+MIN_TREE_BYTES = 8 << 20
+
+
+@dataclass
+class LineSearchConfig:
+    """Search parameters. ``playouts`` fixes the budget (reproducible, unless the
+    deadline cuts it short)."""
+
+    c_puct: float = 1.8
+    fpu_reduction: float = 0.2
+    max_children: int = 24
+    #: Share of the move's time the root's VCF may use, and its VCT as much again.
+    root_solver_share: float = 0.05
+    #: Share of the move's time the search for the opponent's VCF (were we to pass) may use.
+    threat_share: float = 0.1
+    vct_attacks: int = 16
+    playouts: int | None = None
+    #: Node budget of the opponent-VCF search and of each leader check with a fixed
+    #: playout budget.
+    threat_nodes: int = 3000
+    #: Share of the move's time that checks of the most visited root move against an
+    #: opponent VCT may use (0: none); each check may take half of what is left.
+    refute_share: float = 0.1
+    tree_bytes: int = GOMOCUP_MEMORY_BYTES - RESERVED_BYTES
+    dirichlet_alpha: float = 0.0
+    noise_fraction: float = 0.25
+    seed: int = 0
+
+
+class LineSearch:
+    """One game's searches (see the module docstring)."""
+
+    def __init__(self, net: LineNet, config: LineSearchConfig | None = None) -> None:
+        self.net = net
+        self.config = config or LineSearchConfig()
+        self.solver = ThreatSolver()
+        self.info = SearchInfo()
+        self.reporter: Callable[[SearchInfo], None] | None = None
+        self.report_interval = 0.25
+        self._tree: Tree | None = None
+        self._playouts: Playouts | None = None
+        self._shape: tuple[int, int, int] | None = None
+        self._history: list = []
+        self._rng: np.random.Generator | None = None
+        self._root_board: Board | None = None
+
+    def limit_memory(self, max_bytes: int) -> None:
+        """Size the tree so that the process stays within ``max_bytes`` (0: Gomocup's
+        350 MB); takes effect at the next move."""
+        limit = max_bytes if max_bytes > 0 else GOMOCUP_MEMORY_BYTES
+        self.config.tree_bytes = max(MIN_TREE_BYTES, limit - RESERVED_BYTES)
+        self._tree = None
+
+    def reset(self) -> None:
+        """A new game: forget the solver's results."""
+        self.solver.clear()
+        self._history = []
+
+    def _playouts_for(self, board: Board) -> Playouts:
+        shape = (board.width, board.height, int(board.rule))
+        if self._tree is None:
+            self._tree = Tree.for_memory(self.config.tree_bytes, self.config.max_children)
+            self._playouts = None
+        if self._playouts is None or self._shape != shape:
+            self._playouts = Playouts(board.copy(), self.net, self._tree, self.config.c_puct,
+                                      self.config.fpu_reduction, self.config.max_children)
+            self._shape = shape
+        else:
+            self._playouts.board.set_to(board)
+        return self._playouts
+
+    def search(self, board: Board, deadline: float, stop: threading.Event | None = None,
+               use_all: bool = False) -> int:
+        """The move to play for ``board.to_move``, before ``deadline``; with a game clock
+        (``use_all`` false) the search stops once its most visited move can no longer be
+        overtaken."""
+        started = time.monotonic()
+        stop = stop or threading.Event()
+        self.info = SearchInfo(source="mcts")
+        self._history = list(board.history)
+        if not sum(board.stone_count):
+            self.info.source = "opening"
+            return board.index(board.width // 2, board.height // 2)
+        config = self.config
+        fixed = config.playouts is not None
+        win = settled_win(board, self.solver, started, deadline, config.root_solver_share,
+                          config.vct_attacks, fixed)
+        if win is not None:
+            self.info.source, self.info.proven, self.info.winrate = win.source, WIN, 1.0
+            self.info.pv = [board.xy(cell) for cell in win.line]
+            self.info.seconds = time.monotonic() - started
+            return win.move
+        playouts = self._playouts_for(board)
+        tree = playouts.tree
+        playouts.start()
+        self._root_board = board
+        if tree.count[0] >= 2 and tree.proven[0] == 0 and config.threat_share > 0:
+            until = min(deadline, time.monotonic()
+                        + max(0.0, deadline - started) * config.threat_share)
+            keep = vcf_defences(board, self.solver, until,
+                                config.threat_nodes if fixed else None)
+            if keep is not None:
+                restrict_root(tree, keep)
+        if config.dirichlet_alpha > 0:
+            if self._rng is None:
+                self._rng = np.random.default_rng(config.seed)
+            dirichlet_noise(tree, self._rng, config.dirichlet_alpha, config.noise_fraction)
+        done = self._run(playouts, deadline, stop, started, use_all)
+        move = self._choose(board, tree, deadline)
+        self._fill_info(board, playouts, started, done)
+        return move
+
+    def _run(self, playouts: Playouts, deadline: float, stop: threading.Event,
+             started: float, use_all: bool) -> int:
+        config = self.config
+        done = 0
+        next_report = started + self.report_interval
+        checks = _LeaderChecks(self.solver, playouts.tree, config,
+                               max(0.0, deadline - started) * config.refute_share)
+        try:
+            while not stop.is_set():
+                now = time.monotonic()
+                if now >= deadline:
+                    break
+                if config.playouts is not None and done >= config.playouts:
+                    break
+                count = SLICE if config.playouts is None else min(SLICE, config.playouts - done)
+                ran = playouts.run(count)
+                done += ran
+                if ran < count:
+                    break  # the root is settled or the tree is full
+                checks.check(self._root_board, deadline)
+                if not use_all and config.playouts is None and self._decided(
+                        playouts.tree, deadline, now - started, done):
+                    break
+                if self.reporter is not None and now >= next_report:
+                    self._fill_info(playouts.board, playouts, started, done)
+                    self.reporter(self.info)
+                    next_report = now + self.report_interval
+        finally:
+            playouts.rewind()
+        return done
+
+    @staticmethod
+    def _decided(tree: Tree, deadline: float, seconds: float, done: int) -> bool:
+        """Whether the most visited root move can no longer be overtaken at this rate."""
+        edges = tree.root_edges()
+        visits = np.sort(tree.edge_visits[edges.start:edges.stop])
+        if len(visits) < 2:
+            return True
+        remaining = done / max(seconds, 1e-3) * max(0.0, deadline - time.monotonic())
+        return bool(visits[-1] - visits[-2] > remaining)
+
+    def _choose(self, board: Board, tree: Tree, deadline: float) -> int:
+        """Most visited move, a proven win first, a proven loss last, a move after which
+        the opponent has a quick VCF dropped while another remains."""
+        edges = tree.root_edges()
+        if len(edges) == 0 or tree.visits[0] == 0:
+            return choose_move(board)
+        order = sorted(edges, key=lambda e: -tree.edge_visits[e])
+        ranked, losing = [], []
+        for e in order:
+            child = int(tree.child[e])
+            proven = tree.proven[child] if child >= 0 else 0
+            if proven == LOSS:
+                self.info.proven = WIN
+                return int(tree.move[e])
+            (losing if proven == WIN else ranked).append(int(tree.move[e]))
+        if not ranked:
+            self.info.proven = LOSS
+            return losing[0]
+        safe = first_without_quick_vcf(board, self.solver, ranked, deadline)
+        return ranked[0] if safe is None else safe
+
+    def leader(self, board: Board) -> int | None:
+        """The most visited root move of the search of ``board`` (running or last run)."""
+        tree = self._tree
+        if tree is None or tree.nodes == 0 or self._history != board.history:
+            return None
+        edges = tree.root_edges()
+        if len(edges) == 0:
+            return None
+        best = max(edges, key=lambda e: tree.edge_visits[e])
+        return int(tree.move[best]) if tree.edge_visits[best] else None
+
+    def root_policy(self, board: Board) -> np.ndarray:
+        """The last search's visit distribution over the cells (the self-play target)."""
+        policy = np.zeros(board.size)
+        tree = self._tree
+        if tree is not None and tree.nodes and self._history == board.history:
+            edges = tree.root_edges()
+            visits = tree.edge_visits[edges.start:edges.stop].astype(np.float64)
+            if visits.sum() > 0:
+                policy[tree.move[edges.start:edges.stop]] = visits / visits.sum()
+        return policy
+
+    def _fill_info(self, board: Board, playouts: Playouts, started: float,
+                   done: int) -> None:
+        info = self.info
+        tree = playouts.tree
+        info.seconds = time.monotonic() - started
+        info.playouts = done
+        info.nodes = tree.nodes
+        info.mean_depth = playouts.depth_sum / done if done else 0.0
+        info.max_depth = playouts.max_depth
+        if tree.proven[0] != 0:
+            info.proven = int(tree.proven[0])
+        edges = tree.root_edges()
+        order = sorted(edges, key=lambda e: -tree.edge_visits[e])
+        info.candidates = []
+        for e in order:
+            visits = int(tree.edge_visits[e])
+            rate = (tree.edge_total[e] / visits + 1) / 2 if visits else None
+            info.candidates.append((board.xy(int(tree.move[e])), visits, rate,
+                                    float(tree.prior[e])))
+        if order and tree.edge_visits[order[0]]:
+            info.winrate = info.candidates[0][2]
+        info.pv = [board.xy(cell) for cell in playouts.principal_variation()]
+
+
+class _LeaderChecks:
+    """Checks the most visited root move against a threat-space win of the opponent (a
+    VCT), once per move, within ``seconds`` in all; a refuted move's node is marked won
+    for the opponent, so that the playouts leave it.
+
+    The playouts see such wins late: every defence looks playable to the network until
+    the attack is many plies deep."""
+
+    def __init__(self, solver: ThreatSolver, tree: Tree, config: LineSearchConfig,
+                 seconds: float) -> None:
+        self.solver, self.tree, self.config = solver, tree, config
+        self.seconds = seconds
+        self.spent = 0.0
+        self.checked: set[int] = set()
+
+    def check(self, board: Board | None, deadline: float) -> None:
+        config, tree = self.config, self.tree
+        fixed = config.playouts is not None
+        if board is None or (not fixed and self.spent >= self.seconds):
+            return
+        edges = tree.root_edges()
+        open_edges = [e for e in edges if tree.child[e] < 0 or tree.proven[tree.child[e]] == 0]
+        if len(open_edges) < 2:
+            return  # no other move to turn to
+        leader = max(open_edges, key=lambda e: tree.edge_visits[e])
+        child = int(tree.child[leader])
+        if child < 0 or leader in self.checked:
+            return
+        self.checked.add(leader)
+        started = time.monotonic()
+        until = deadline if fixed else min(deadline, started + (self.seconds - self.spent) / 2)
+        board.play(int(tree.move[leader]))
+        try:
+            result = self.solver.vct(board, max_attacks=config.vct_attacks, deadline=until,
+                                     max_nodes=config.threat_nodes if fixed else None)
+        finally:
+            board.undo()
+        self.spent += time.monotonic() - started
+        if result.status is Status.WIN:
+            tree.proven[child] = WIN
+            if all(tree.child[e] >= 0 and tree.proven[tree.child[e]] == WIN for e in edges):
+                tree.proven[0] = LOSS
