@@ -15,7 +15,8 @@ teacher), correlation with the outcomes; then the means by stones on the board a
 side to move, where a bias by colour or phase shows.
 
 Run: ``.venv/bin/python bench/bench_value.py FOLDER... [--source arena:]
-[--network weights/pbrain-zero.npz ...] [--pattern-model FILE] [--board 15]
+[--network weights/pbrain-zero.npz ...] [--linenet weights/linenet.npz ...]
+[--pattern-model FILE] [--board 15]
 [--positions N] [--seed 1]``
 """
 
@@ -36,6 +37,7 @@ import numpy as np  # noqa: E402
 from tabulate import tabulate  # noqa: E402
 
 from brain.eval.evaluator import Evaluator, PatternEvaluator  # noqa: E402
+from brain.eval.linenet import LineNet, LineNetState  # noqa: E402
 from brain.eval.network import PolicyValueNet, default_weights_path  # noqa: E402
 from brain.eval.patternmodel import PatternModel  # noqa: E402
 from brain.train.data import Replayer  # noqa: E402
@@ -60,6 +62,22 @@ class Judged:
     teacher: float
     outcome: int
     values: tuple[float, ...]
+
+
+class LineNetValue:
+    """The line-pattern network's value in the evaluators' form (``evaluate`` returns no
+    policy): a state built from each board's stones."""
+
+    def __init__(self, path: Path) -> None:
+        self.net = LineNet.from_file(path)
+
+    def evaluate(self, boards: list) -> tuple[None, np.ndarray]:
+        values = []
+        for board in boards:
+            state = LineNetState(self.net, board.width, board.height)
+            state.set_stones(board.cells)
+            values.append(state.value(int(board.to_move), board.black_fouls))
+        return None, np.array(values)
 
 
 def usable(position: LabelledPosition, board: int, source: str, decided: float) -> bool:
@@ -130,6 +148,9 @@ def main() -> None:
                         help="keep the positions of sources whose name contains this")
     parser.add_argument("--network", action="append", type=Path, default=[],
                         help="a network file to judge too (default: the shipped one)")
+    parser.add_argument("--linenet", action="append", type=Path, default=[],
+                        help="a line-pattern network file to judge too (e.g. "
+                             "weights/linenet.npz)")
     parser.add_argument("--pattern-model", type=Path, default=None,
                         help="a pattern-model file to judge (default: the shipped one)")
     parser.add_argument("--board", type=int, default=15)
@@ -148,10 +169,12 @@ def main() -> None:
     if args.positions and args.positions < len(positions):
         positions = random.Random(args.seed).sample(positions, args.positions)
     networks = args.network or [default_weights_path()]
-    names = [str(args.pattern_model or "pattern model"), *(str(n) for n in networks)]
+    names = [str(args.pattern_model or "pattern model"), *(str(n) for n in networks),
+             *(str(n) for n in args.linenet)]
     pattern_model = PatternModel.load(args.pattern_model) if args.pattern_model else None
     evaluators: list[Evaluator] = [PatternEvaluator(pattern_model),
-                                   *(PolicyValueNet.load(n) for n in networks)]
+                                   *(PolicyValueNet.load(n) for n in networks),
+                                   *(LineNetValue(n) for n in args.linenet)]
     judged = judge(positions, evaluators)
     print(f"{len(judged)} positions ({args.board}x{args.board}, source "
           f"{args.source or 'any'}, teacher's value within ±{args.decided})\n")
