@@ -5,7 +5,8 @@
 ``POST /api/load`` reads a game file sent by the page (SGF, Piskvork ``.psq``, an arena
 ``games.jsonl``) into game records; ``GET /api/games`` lists the games given on the
 command line; ``GET /api/run`` and ``GET /api/run/game/N`` are the tournament page's
-data (:class:`arena.board.runview.RunView`), when one is served.
+data (:class:`arena.board.runview.RunView`), when one is served. ``POST /api/photo``
+reads a position from a picture (:mod:`arena.board.photo_route`).
 
 ``/ws`` carries everything live. The page sends requests, JSON objects with an ``op``:
 ``new`` (a :class:`~arena.board.live.Setup`), ``play`` (``x``, ``y``), ``undo``,
@@ -35,6 +36,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from arena.board.live import BoardRequestError, LiveGame, Setup
+from arena.board.photo_route import PHOTO_ROUTES
 from arena.board.runview import RunView
 from arena.brainspec import BrainSpec
 from brain.game.records import GameRecord, GameResult, RecordFormatError, parse_psq, parse_sgf
@@ -195,6 +197,7 @@ def create_app(roster: Sequence[BrainSpec], names: Sequence[str], *,
         Route("/api/load", load, methods=["POST"]),
         Route("/api/run", run_data),
         Route("/api/run/game/{index:int}", run_game),
+        *PHOTO_ROUTES,
         WebSocketRoute("/ws", socket_endpoint),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ], lifespan=lifespan)

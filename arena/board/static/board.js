@@ -1,11 +1,13 @@
 // The web board's page: plain JavaScript modules drawing SVG, fed by the server's
 // WebSocket, no build step. Views: Play (play.js: a game against brains, with their
 // search live), Viewer (viewer.js: saved games stepped through and analysed; other parts
-// open games in it with openGames), Tournament (tournament.js: a followed arena run).
+// open games in it with openGames), Tournament (tournament.js: a followed arena run),
+// Photo (photo.js: a position read from a picture, corrected by clicks).
 // Shared: ui.js (views, notices), link.js (the socket), draw.js (SVG), search.js (the
 // search panel).
 
 import {connect} from "./link.js";
+import {wirePhoto} from "./photo.js";
 import {setHeatKind, wirePlay} from "./play.js";
 import {onRun, wireTournament} from "./tournament.js";
 import {$, showView} from "./ui.js";
@@ -19,6 +21,7 @@ async function start() {
   wirePlay();
   wireViewer();
   wireTournament();
+  wirePhoto();
   connect();
   // Games given on the command line (board --open) open in the viewer, a followed run
   // on its page.
