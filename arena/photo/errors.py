@@ -20,7 +20,16 @@ class PoorImage(PhotoError):
 
 
 class NoBoardFound(PhotoError):
-    """No grid of at least 5 by 5 evenly spaced lines in the picture."""
+    """No grid of at least 5 by 5 evenly spaced lines in the picture.
+
+    :ivar stage: how far the search got (0: no lines at all, 1: lines but no grid of
+        them, 2: a grid that is not a board's); of two searches (dark lines, light lines)
+        the one that got further explains the failure better.
+    """
+
+    def __init__(self, reason: str, stage: int = 1) -> None:
+        super().__init__(reason)
+        self.stage = stage
 
 
 class BoardCutOff(PhotoError):

@@ -121,7 +121,7 @@ def _distort(x: np.ndarray, y: np.ndarray, k1: float, centre: tuple[float, float
 
 def _segments(lines: np.ndarray) -> np.ndarray:
     """Line segments ``(x1, y1, x2, y2)`` of the strong strokes of a line map."""
-    level = max(0.4 * float(np.percentile(lines, 99.5)), 3 * float(np.median(lines)), 2.0)
+    level = max(0.2 * float(np.percentile(lines, 99.5)), 3 * float(np.median(lines)), 2.0)
     strokes = (lines > level).astype(np.uint8) * 255
     side = min(lines.shape)
     found = cv2.HoughLinesP(strokes, 1, np.pi / 720, threshold=int(side * 0.04),
@@ -217,7 +217,9 @@ def _rectifier(v1: np.ndarray, v2: np.ndarray) -> np.ndarray:
 
 # -- 3. the lattice ----------------------------------------------------------------------
 
-def _peaks(profile: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _peaks(profile: np.ndarray, share: float) -> tuple[np.ndarray, np.ndarray]:
+    """Positions (sub-pixel) and heights of the peaks of ``profile`` at least ``share``
+    of the tallest ones (the 90th percentile of all peaks)."""
     smooth = cv2.GaussianBlur(profile.reshape(1, -1).astype(np.float32), (0, 0), 1.2).ravel()
     inner = smooth[1:-1]
     is_peak = (inner >= smooth[:-2]) & (inner > smooth[2:])
@@ -225,7 +227,7 @@ def _peaks(profile: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if index.size == 0:
         return index.astype(np.float64), index.astype(np.float64)
     strength = smooth[index]
-    keep = strength > 0.25 * np.percentile(strength, 90)
+    keep = strength > share * np.percentile(strength, 90)
     index, strength = index[keep], strength[keep]
     # Sub-pixel position from a parabola through the peak and its neighbours.
     left, mid, right = smooth[index - 1], smooth[index], smooth[index + 1]
@@ -263,13 +265,35 @@ def _runs(positions: np.ndarray, strengths: np.ndarray, min_gap: float) -> list[
 
 
 def _lattice(profile: np.ndarray, min_gap: float) -> np.ndarray | None:
-    positions, strengths = _peaks(profile)
+    """The grid lines' positions in a projection: the longest even run of the clear
+    peaks, then carried on at both ends through faint ones (lines that stones hide
+    for most of their length)."""
+    positions, strengths = _peaks(profile, 0.25)
     if len(positions) < MIN_LINES:
         return None
     runs = _runs(positions, strengths, min_gap)
     if not runs or len(runs[0]) < MIN_LINES:
         return None
-    return positions[runs[0]]
+    chosen = runs[0]
+    # A run at half the spacing alternates lines with the edges of a row of stones,
+    # which are fainter: keep the stronger half.
+    even, odd = strengths[chosen[0::2]].mean(), strengths[chosen[1::2]].mean()
+    if len(chosen) >= 2 * MIN_LINES - 1 and min(even, odd) < 0.5 * max(even, odd):
+        chosen = chosen[0::2] if even > odd else chosen[1::2]
+    run = list(positions[chosen])
+    faint, _ = _peaks(profile, 0.05)
+    for grow in (1, -1):
+        while True:
+            last, before = (run[-1], run[-2]) if grow == 1 else (run[0], run[1])
+            target = 2 * last - before
+            near = faint[np.argmin(np.abs(faint - target))]
+            if abs(near - target) > 0.12 * abs(last - before):
+                break
+            if grow == 1:
+                run.append(float(near))
+            else:
+                run.insert(0, float(near))
+    return np.array(run)
 
 
 def _directional(lines: np.ndarray, vertical: bool, length: int) -> np.ndarray:
@@ -450,7 +474,7 @@ def find_grid(gray: np.ndarray, dark_lines: bool = True, seed: int = 0) -> Grid:
     lines = line_map(gray, dark_lines)
     segments = _segments(lines)
     if len(segments) < 2 * MIN_LINES:
-        raise NoBoardFound("no grid lines in the picture")
+        raise NoBoardFound("no grid lines in the picture", stage=0)
     first, second = _families(segments)
     if first.sum() < 3 or second.sum() < 3:
         raise NoBoardFound("the lines in the picture do not cross as a grid's do")
@@ -508,6 +532,7 @@ def find_grid(gray: np.ndarray, dark_lines: bool = True, seed: int = 0) -> Grid:
     grid = Grid(len(xs), len(ys), matrix, 0.0, (width / 2, height / 2), max(width, height) / 2,
                 1.0)
     grid = _refine(lines, grid)
+    _check_crossings(lines, grid)
     completed = _complete(lines, grid)
     if completed is not grid:
         grid = _refine(lines, completed)
@@ -592,6 +617,31 @@ def _complete(lines: np.ndarray, grid: Grid) -> Grid:
         if not extended:
             return grid
     return grid
+
+
+def _check_crossings(lines: np.ndarray, grid: Grid) -> None:
+    """Raise :class:`NoBoardFound` unless the lines cross as a board's do: at an inner
+    crossing the four arms are all there or all hidden (under a stone); a wall of
+    bricks or tiles, whose joints are evenly spaced too, meets in T-junctions."""
+    cell = 16
+    canvas = grid.warp(lines, cell, margin=1.0)
+    steps = np.arange(int(0.15 * cell), int(0.45 * cell) + 1)
+    level = float(np.percentile(canvas, 97))
+    partial = crossed = 0
+    for j in range(1, grid.lines_y - 1):
+        for i in range(1, grid.lines_x - 1):
+            cx, cy = (i + 1) * cell, (j + 1) * cell
+            arms = [canvas[cy - 1:cy + 2, cx + steps].max(axis=0).mean(),
+                    canvas[cy - 1:cy + 2, cx - steps].max(axis=0).mean(),
+                    canvas[cy + steps, cx - 1:cx + 2].max(axis=1).mean(),
+                    canvas[cy - steps, cx - 1:cx + 2].max(axis=1).mean()]
+            present = sum(arm > 0.3 * level for arm in arms)
+            if present:
+                crossed += 1
+                partial += present < 4
+    if crossed and partial > 0.35 * crossed:
+        raise NoBoardFound(f"the lines found meet in T-junctions at {partial} of {crossed} "
+                           "crossings, not in crosses: this is no board's grid", stage=2)
 
 
 def check_margin(grid: Grid, width: int, height: int, margin: float) -> None:

@@ -22,7 +22,6 @@ import numpy as np
 from arena.photo.errors import (
     ImpossiblePosition,
     NoBoardFound,
-    PhotoError,
     PoorImage,
     UncertainStones,
     UnreadableImage,
@@ -36,7 +35,7 @@ __all__ = ["MIN_CONFIDENCE", "Measured", "Reading", "load_image", "measure", "re
 #: Longer side of the picture the grid is searched in, in pixels.
 WORKING_SIDE = 1024
 #: Cells of board a stone on an outer intersection needs inside the picture.
-POINT_MARGIN = 0.3
+POINT_MARGIN = 0.15
 #: Largest image accepted, in pixels (a 100-megapixel photo is plenty).
 MAX_PIXELS = 100_000_000
 
@@ -104,6 +103,13 @@ class Reading:
         if counts is not None:
             found.append(counts)
         return found
+
+    def to_json(self, min_confidence: float = MIN_CONFIDENCE) -> dict[str, object]:
+        """The reading for the web board: the position, each point's place in the
+        picture, the cell size there, and :meth:`problems`."""
+        return {**self.position.to_json(), "points": np.round(self.points, 1).tolist(),
+                "cell": round(self.cell, 1), "seconds": round(self.seconds, 3),
+                "min_confidence": min_confidence, "problems": self.problems(min_confidence)}
 
     def verify(self, min_confidence: float = MIN_CONFIDENCE) -> None:
         """Raise unless every point was read with ``min_confidence`` and the stone
@@ -173,20 +179,22 @@ def measure(image: np.ndarray) -> Measured:
     gray = cv2.cvtColor(work, cv2.COLOR_BGR2GRAY).astype(np.float32)
     _exposure(gray)
     grid: Grid | None = None
-    failure: PhotoError | None = None
+    failure: NoBoardFound | None = None
     dark_lines = True
     for dark_lines in (True, False):  # dark lines on a light board, then the reverse
         try:
             grid = find_grid(gray, dark_lines)
             break
         except NoBoardFound as exc:
-            failure = failure or exc
+            if failure is None or exc.stage > failure.stage:
+                failure = exc
     if grid is None:
         if _sharpness(gray) < BLURRED:
             raise PoorImage("the picture is too blurred to find the board's lines: hold the "
                             "camera still and focus on the board")
         assert failure is not None
-        raise failure
+        raise NoBoardFound(f"{failure}: give a picture of a whole Gomoku or Go board, its "
+                           "grid lines visible", failure.stage)
     canvas = grid.warp(work, CELL, margin=1.0)
     canvas_gray = cv2.cvtColor(canvas, cv2.COLOR_BGR2GRAY).astype(np.float32)
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7))

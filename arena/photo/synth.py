@@ -19,8 +19,8 @@ import numpy as np
 
 from arena.photo.position import EMPTY, Layout, Position
 
-__all__ = ["KINDS", "Sample", "draw_board", "make_sample", "photograph", "random_position",
-           "scan"]
+__all__ = ["KINDS", "Sample", "draw_board", "make_sample", "no_board", "photograph",
+           "random_position", "scan"]
 
 Kind = Literal["photo", "scan", "screen"]
 #: The sets the measurements report on.
@@ -77,8 +77,9 @@ def random_position(rng: np.random.Generator, width: int, height: int) -> np.nda
     """A plausible game position: a cluster of stones grown from near the centre, black
     first (as many black stones as white, or one more)."""
     grid = np.zeros((height, width), np.int8)
-    total = int(rng.choice([0, rng.integers(1, 12), rng.integers(10, 60),
-                            rng.integers(40, max(41, width * height // 2))]))
+    crowded = rng.integers(40, max(41, width * height // 2))
+    total = 0 if rng.random() < 0.05 else int(rng.choice(
+        [rng.integers(1, 12), rng.integers(10, 60), crowded]))
     total = min(total, width * height)
     cx, cy = width / 2 + rng.normal(0, width / 8), height / 2 + rng.normal(0, height / 8)
     spread = rng.uniform(1.5, max(2.0, min(width, height) / 3))
@@ -147,8 +148,8 @@ def _draw_stone(canvas: np.ndarray, cx: float, cy: float, r: float, colour: int,
         tone = int(rng.integers(0, 60)) if colour == 1 else int(rng.integers(225, 256))
         fill = (tone,) * 3
         cv2.circle(canvas, centre, radius, fill, -1, cv2.LINE_AA, shift)
-        if rng.random() < 0.6:
-            edge = (40, 40, 40) if colour == 2 else (0, 0, 0)
+        if colour == 2 or rng.random() < 0.6:  # white stones need an edge on light boards
+            edge = (int(rng.integers(20, 120)),) * 3 if colour == 2 else (0, 0, 0)
             cv2.circle(canvas, centre, radius, edge, 1, cv2.LINE_AA, shift)
         return
     # A real stone: a soft shadow, then a shaded disc with a highlight.
@@ -315,12 +316,14 @@ def photograph(rng: np.random.Generator, board: np.ndarray) -> np.ndarray:
     focal = rng.uniform(0.9, 1.6)
     points[:, 2] += focal * rng.uniform(1.05, 1.5)
     projected = points[:, :2] / points[:, 2:3] * focal
-    # Fit the board into the frame: 55 % to 92 % of its shorter side.
+    # Fit the board into the frame: 55 % to 85 % of its shorter side.
     span = projected.max(axis=0) - projected.min(axis=0)
-    scale = rng.uniform(0.55, 0.92) * min(out_w / span[0], out_h / span[1])
+    scale = rng.uniform(0.55, 0.85) * min(out_w / span[0], out_h / span[1])
     projected = (projected - projected.mean(axis=0)) * scale
     room = np.array([out_w, out_h]) / 2 - np.abs(projected).max(axis=0)
-    centre = np.array([out_w, out_h]) / 2 + rng.uniform(-1, 1, 2) * np.maximum(room - 4, 0)
+    # Off centre, but not so far that the lens distortion below pushes it out.
+    slack = np.maximum(room - 0.12 * max(out_w, out_h), 0)
+    centre = np.array([out_w, out_h]) / 2 + rng.uniform(-1, 1, 2) * slack
     target = (projected + centre).astype(np.float32)
     source = np.array([[0, 0], [bw, 0], [bw, bh], [0, bh]], np.float32)
     matrix = cv2.getPerspectiveTransform(source, target)
@@ -371,3 +374,28 @@ def make_sample(seed: int, kind: Kind = "photo") -> Sample:
         image = np.clip(image, 0, 255).astype(np.uint8)
     confidence = np.ones(stones.shape, np.float32)
     return Sample(image, Position(stones, confidence, layout), kind, seed)
+
+
+def no_board(seed: int) -> np.ndarray:
+    """A picture without a board: a page of text, a wooden table or a brick wall."""
+    rng = np.random.default_rng([seed, 99])
+    height, width = int(rng.integers(500, 900)), int(rng.integers(500, 900))
+    choice = seed % 3
+    if choice == 0:  # a page of text: rows of words
+        image = _paper(rng, height, width)
+        for row in range(40, height - 40, int(rng.integers(18, 30))):
+            x = 40
+            while x < width - 80:
+                word = int(rng.integers(15, 70))
+                cv2.rectangle(image, (x, row), (x + word, row + 9), (40, 40, 40), -1)
+                x += word + int(rng.integers(6, 12))
+    elif choice == 1:
+        image = _wood(rng, height, width)
+    else:  # bricks: mortar lines, the joints shifted every other row
+        image = np.full((height, width, 3), (60, 80, 170), np.float32)
+        brick_h, brick_w = int(rng.integers(30, 50)), int(rng.integers(70, 120))
+        for k, y in enumerate(range(0, height, brick_h)):
+            cv2.line(image, (0, y), (width, y), (200, 200, 200), 3)
+            for x in range((k % 2) * brick_w // 2, width, brick_w):
+                cv2.line(image, (x, y), (x, y + brick_h), (200, 200, 200), 3)
+    return _finish(rng, image, 0.5, 2.0, 85)
