@@ -51,6 +51,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--playouts", type=int, default=None,
                         help="mcts: a fixed number of playouts per move instead of the "
                              "clock (reproducible play; still never past the time limit)")
+    parser.add_argument("--refute-share", type=float, default=None, metavar="SHARE",
+                        help="mcts and linenet: share of each move's time that checks of "
+                             "the leading move against an opponent threat-space win may "
+                             "use (default: the engine's, 0.1)")
     parser.add_argument("--author", default=None,
                         help="the author named in the ABOUT reply (default: the one the "
                              "build was made with, else the pbrain-zero team)")
@@ -94,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
     engine = make_engine(args.engine, args.level, weights=args.weights,
                          playouts=args.playouts, network=not args.no_network,
                          network_role=args.network_role, pattern_model=args.pattern_model,
-                         network_value=args.network_value)
+                         network_value=args.network_value, refute_share=args.refute_share)
     # The objects made so far (modules, tables, weights) never become garbage: keep them
     # out of every pass of the cycle collector, and make the passes rare for every
     # engine, as the tree search does for itself while it runs.

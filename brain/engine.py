@@ -8,6 +8,7 @@ import logging
 import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from brain.catalog import (
     DEFAULT_NETWORK_VALUE,
@@ -18,6 +19,9 @@ from brain.catalog import (
 from brain.eval.evaluator import Evaluator
 from brain.game.board import Board
 from brain.search.searcher import Searcher, SearchInfo
+
+if TYPE_CHECKING:
+    from brain.eval.linenet import LineNet
 
 log = logging.getLogger("brain")
 
@@ -61,10 +65,13 @@ class MctsEngine:
     watchable = True
 
     def __init__(self, evaluator: Evaluator, playouts: int | None = None,
-                 prior_net: Evaluator | None = None, network_value: int = 0) -> None:
+                 prior_net: Evaluator | None = None, network_value: int = 0,
+                 refute_share: float | None = None) -> None:
         from brain.search.mcts import Mcts, MctsConfig
 
         config = MctsConfig(playouts=playouts, refine_value_visits=network_value)
+        if refute_share is not None:
+            config.refute_share = refute_share
         self.search = Mcts(evaluator, config, prior_net=prior_net)
 
     def choose_move(self, board: Board, deadline: float, stop: threading.Event,
@@ -115,10 +122,14 @@ class LineNetEngine:
     name = "pbrain-zero"
     watchable = True
 
-    def __init__(self, net: object, playouts: int | None = None) -> None:
+    def __init__(self, net: LineNet, playouts: int | None = None,
+                 refute_share: float | None = None) -> None:
         from brain.search.linesearch import LineSearch, LineSearchConfig
 
-        self.search = LineSearch(net, LineSearchConfig(playouts=playouts))
+        config = LineSearchConfig(playouts=playouts)
+        if refute_share is not None:
+            config.refute_share = refute_share
+        self.search = LineSearch(net, config)
 
     def choose_move(self, board: Board, deadline: float, stop: threading.Event,
                     use_all: bool = False) -> int:
@@ -158,7 +169,7 @@ class LineNetEngine:
         return f"{cost}; a limit this low is not kept: the tree takes at least that much"
 
 
-def load_line_network(weights: Path | None = None) -> object | None:
+def load_line_network(weights: Path | None = None) -> LineNet | None:
     """The line-pattern network from ``weights`` (default: the shipped
     ``linenet.npz``), or None with the reason logged."""
     from brain.eval.linenet import LineNet, LineNetError
@@ -196,7 +207,8 @@ def load_network(weights: Path | None = None) -> Evaluator | None:
 def make_engine(name: str, level: int | None = None, weights: Path | None = None,
                 playouts: int | None = None, network: bool = True,
                 network_role: str = "priors", pattern_model: Path | None = None,
-                network_value: int = DEFAULT_NETWORK_VALUE) -> Searcher:
+                network_value: int = DEFAULT_NETWORK_VALUE,
+                refute_share: float | None = None) -> Searcher:
     """Build the engine called ``name``; raises ValueError for an unknown name or role.
 
     ``weights``, ``pattern_model`` (a pattern-model file; default: the shipped one),
@@ -205,7 +217,8 @@ def make_engine(name: str, level: int | None = None, weights: Path | None = None
     ``network`` (False: the pattern model alone guides the search),
     ``network_role`` (one of :data:`NETWORK_ROLES`) and ``playouts`` (a fixed search
     budget, which makes play reproducible) apply to ``mcts``; ``level`` to engines with
-    strength levels. If the tree search has no usable evaluator at all (the shipped
+    strength levels; ``refute_share`` (None: the engine's default) to both tree searches.
+    If the tree search has no usable evaluator at all (the shipped
     pattern model is missing or damaged, and no network), the reason is logged and the
     one-ply heuristic plays instead: a brain must never fail to start.
     """
@@ -214,7 +227,7 @@ def make_engine(name: str, level: int | None = None, weights: Path | None = None
     if name == "linenet":
         line_net = load_line_network(weights)
         if line_net is not None:
-            return LineNetEngine(line_net, playouts)
+            return LineNetEngine(line_net, playouts, refute_share)
         name, weights = "mcts", None
     if name == "mcts":
         from brain.eval.evaluator import PatternEvaluator
@@ -225,7 +238,7 @@ def make_engine(name: str, level: int | None = None, weights: Path | None = None
                              f"{', '.join(NETWORK_ROLES)}")
         net = load_network(weights) if network else None
         if net is not None and network_role == "leaves":
-            return MctsEngine(net, playouts)
+            return MctsEngine(net, playouts, refute_share=refute_share)
         try:
             patterns = PatternEvaluator(
                 None if pattern_model is None else PatternModel.load(pattern_model))
@@ -235,11 +248,12 @@ def make_engine(name: str, level: int | None = None, weights: Path | None = None
             if net is not None:
                 log.error("the pattern model cannot load (%s): the network values the "
                           "leaves; %s", exc, remedy)
-                return MctsEngine(net, playouts)
+                return MctsEngine(net, playouts, refute_share=refute_share)
             log.error("the tree search cannot start (%s): playing with the one-ply "
                       "heuristic; %s", exc, remedy)
             return HeuristicEngine()
-        return MctsEngine(patterns, playouts, prior_net=net, network_value=network_value)
+        return MctsEngine(patterns, playouts, prior_net=net, network_value=network_value,
+                          refute_share=refute_share)
     if name == "alphabeta":
         from brain.search.alphabeta import MAX_LEVEL, AlphaBetaEngine
 
