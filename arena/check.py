@@ -18,6 +18,7 @@ from tabulate import tabulate
 
 from arena.brainspec import BrainSpec
 from driver.client import BrainError, BrainProcess, BrainTimeout
+from protocol.commands import InfoKey
 from protocol.replies import ErrorReply, MoveReply, OkReply, Reply, UnknownReply
 
 __all__ = ["Check", "Outcome", "render_checks", "run_checks"]
@@ -142,8 +143,8 @@ def _move_checks(subject: _Subject) -> list[Check]:
     checks = []
 
     def info_silent(brain: BrainProcess) -> MoveReply | None:
-        brain.info("evaluate", "7,7")
-        brain.info("folder", "/tmp/arena check folder")
+        brain.info(InfoKey.EVALUATE, "7,7")
+        brain.info(InfoKey.FOLDER, "/tmp/arena check folder")
         time.sleep(0.3)
         move = _timed(brain, subject, [], "BEGIN")
         if brain.stale_lines:

@@ -32,7 +32,7 @@ from pathlib import Path
 from driver.client import BrainError, BrainProcess, BrainProtocolError
 from driver.errors import DriverError
 from driver.judgement import RAPFI_SCALE, Judgement, read_judgement
-from protocol.commands import Board, Field, Stone, command_lines
+from protocol.commands import Board, Field, InfoKey, Stone, command_lines
 from protocol.replies import MoveReply
 from protocol.syntax import Point
 
@@ -164,7 +164,7 @@ class Teacher:
              move_ms: int) -> Label:
         brain = self._start(width, height, rule)
         if move_ms != self._turn_ms:
-            brain.info("timeout_turn", move_ms)
+            brain.info(InfoKey.TIMEOUT_TURN, move_ms)
             self._turn_ms = move_ms
         self._pause()
         timeout = 2 * move_ms / 1000 + 10.0

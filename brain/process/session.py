@@ -195,7 +195,8 @@ class Session:
         self.board = None
         self._size = (width, height)
         self.engine.new_game()
-        prepare_tables(width, height, self.rule)
+        if not self.ending:  # with END read, only a move request still to answer needs them
+            prepare_tables(width, height, self.rule)
 
     def _require_board(self) -> Board:
         if self.board is None:
