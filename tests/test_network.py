@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 import torch
 
+from brain.catalog import LINE_NETWORK_FILE
 from brain.eval.features import PLANE_COUNT, RULE_PLANES, encode_batch, legal_from_planes
 from brain.eval.network import (
     Architecture,
@@ -438,9 +439,10 @@ def test_default_weights_path_is_in_weights_folder() -> None:
 
 def committed_weights() -> list[Path]:
     """Every network weights file in ``weights/`` (the shipped one and the candidates;
-    not the pattern model)."""
+    not the pattern model, the line-pattern network or training data)."""
     files = sorted(path for path in (ROOT / "weights").rglob("*.npz")
-                   if path.name != DEFAULT_PATTERN_MODEL_NAME)
+                   if path.name not in (DEFAULT_PATTERN_MODEL_NAME, LINE_NETWORK_FILE)
+                   and path.parent.name != "training")
     assert files, "no weights file in weights/"
     return files
 
