@@ -30,7 +30,7 @@ FAULTY = Path(__file__).parent / "brains" / "faulty.py"
 def test_help_documents_every_option() -> None:
     parser = _parser()
     subparsers = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    assert set(subparsers.choices) == {"run", "rate", "check", "board", "openings"}
+    assert set(subparsers.choices) == {"run", "rate", "check", "board", "openings", "photo"}
     for command, sub in subparsers.choices.items():
         for action in sub._actions:
             assert action.help, f"{command} {action.option_strings or action.dest} has no help"
