@@ -264,23 +264,17 @@ def _runs(positions: np.ndarray, strengths: np.ndarray, min_gap: float) -> list[
     return [np.array(run) for _, _, run in found]
 
 
-def _lattice(profile: np.ndarray, min_gap: float) -> np.ndarray | None:
+def _lattice(profile: np.ndarray, min_gap: float) -> tuple[np.ndarray, np.ndarray] | None:
     """The grid lines' positions in a projection: the longest even run of the clear
-    peaks, then carried on at both ends through faint ones (lines that stones hide
-    for most of their length)."""
+    peaks, carried on at both ends through faint ones (lines that stones hide for most
+    of their length); and the faint peaks themselves (for :func:`_variants`)."""
     positions, strengths = _peaks(profile, 0.25)
     if len(positions) < MIN_LINES:
         return None
     runs = _runs(positions, strengths, min_gap)
     if not runs or len(runs[0]) < MIN_LINES:
         return None
-    chosen = runs[0]
-    # A run at half the spacing alternates lines with the edges of a row of stones,
-    # which are fainter: keep the stronger half.
-    even, odd = strengths[chosen[0::2]].mean(), strengths[chosen[1::2]].mean()
-    if len(chosen) >= 2 * MIN_LINES - 1 and min(even, odd) < 0.5 * max(even, odd):
-        chosen = chosen[0::2] if even > odd else chosen[1::2]
-    run = list(positions[chosen])
+    run = list(positions[runs[0]])
     faint, _ = _peaks(profile, 0.05)
     for grow in (1, -1):
         while True:
@@ -293,7 +287,47 @@ def _lattice(profile: np.ndarray, min_gap: float) -> np.ndarray | None:
                 run.append(float(near))
             else:
                 run.insert(0, float(near))
-    return np.array(run)
+    return np.array(run), faint
+
+
+def _variants(run: np.ndarray, faint: np.ndarray) -> list[np.ndarray]:
+    """The run, then the other lattices it may be mistaken for: every line of a crowded
+    board whose every other line the stones hide (a faint peak halfway in nearly every
+    gap), and every other peak of a run that took the edges of rows of stones for lines."""
+    found = [run]
+    middles = (run[:-1] + run[1:]) / 2
+    gaps = np.diff(run)
+    near = np.abs(faint[None, :] - middles[:, None]).min(axis=1) < 0.12 * gaps
+    if near.mean() >= 0.8:
+        dense = np.empty(2 * len(run) - 1)
+        dense[0::2], dense[1::2] = run, middles
+        found.append(dense)
+    if len(run) >= 2 * MIN_LINES - 1:
+        found += [run[0::2], run[1::2]]
+    return found
+
+
+def _borrowed(faint: np.ndarray, other: np.ndarray) -> list[np.ndarray]:
+    """A lattice with the other family's spacing (a board seen from straight above has
+    square cells), through the faint peaks that fit it: for crowded boards whose stones
+    hide one family's lines too much to space them."""
+    step = float(np.median(np.diff(other)))
+    best: list[float] = []
+    for anchor in faint:
+        run = [float(anchor)]
+        for grow in (1, -1):
+            while True:
+                target = (run[-1] if grow == 1 else run[0]) + grow * step
+                near = faint[np.argmin(np.abs(faint - target))]
+                if abs(near - target) > 0.12 * step:
+                    break
+                if grow == 1:
+                    run.append(float(near))
+                else:
+                    run.insert(0, float(near))
+        if len(run) > len(best):
+            best = run
+    return [np.array(best)] if len(best) >= MIN_LINES else []
 
 
 def _directional(lines: np.ndarray, vertical: bool, length: int) -> np.ndarray:
@@ -513,26 +547,37 @@ def find_grid(gray: np.ndarray, dark_lines: bool = True, seed: int = 0) -> Grid:
     vertical_lines = _directional(flat, True, run)
     horizontal_lines = _directional(flat, False, run)
     min_gap = size / (MAX_LINES * 1.5)
-    xs = _lattice(vertical_lines.sum(axis=0), min_gap)
-    ys = _lattice(horizontal_lines.sum(axis=1), min_gap)
-    if xs is None or ys is None:
+    found_x = _lattice(vertical_lines.sum(axis=0), min_gap)
+    found_y = _lattice(horizontal_lines.sum(axis=1), min_gap)
+    if found_x is None or found_y is None:
         raise NoBoardFound("no grid of at least 5 by 5 evenly spaced lines in the picture")
-    reach_x, reach_y = _reach(horizontal_lines, vertical_lines, xs, ys)
-    (x0, x1), (y0, y1) = _trim(xs, reach_x), _trim(ys, reach_y)
-    xs, ys = xs[x0:x1], ys[y0:y1]
-    # The lattice's points in the picture give the first homography.
-    grid_u, grid_v = np.meshgrid(np.arange(len(xs)), np.arange(len(ys)))
-    flat_points = np.column_stack([xs[grid_u.ravel()], ys[grid_v.ravel()]])
-    picture = cv2.perspectiveTransform(flat_points[None], np.linalg.inv(view))[0]
-    lattice = np.column_stack([grid_u.ravel(), grid_v.ravel()]).astype(np.float64)
-    matrix, _ = cv2.findHomography(picture, lattice)
-    if matrix is None:
-        raise NoBoardFound("no grid found")
     height, width = gray.shape
-    grid = Grid(len(xs), len(ys), matrix, 0.0, (width / 2, height / 2), max(width, height) / 2,
-                1.0)
-    grid = _refine(lines, grid)
-    _check_crossings(lines, grid)
+    failure: NoBoardFound | None = None
+    # The lattice found first, else the first of its variants whose lines cross as a
+    # board's do.
+    options_x = [*_variants(*found_x), *_borrowed(found_x[1], found_y[0])]
+    options_y = [*_variants(*found_y), *_borrowed(found_y[1], found_x[0])]
+    for xs, ys in itertools.product(options_x, options_y):
+        reach_x, reach_y = _reach(horizontal_lines, vertical_lines, xs, ys)
+        (x0, x1), (y0, y1) = _trim(xs, reach_x), _trim(ys, reach_y)
+        xs, ys = xs[x0:x1], ys[y0:y1]
+        # The lattice's points in the picture give the first homography.
+        grid_u, grid_v = np.meshgrid(np.arange(len(xs)), np.arange(len(ys)))
+        flat_points = np.column_stack([xs[grid_u.ravel()], ys[grid_v.ravel()]])
+        picture = cv2.perspectiveTransform(flat_points[None], np.linalg.inv(view))[0]
+        lattice = np.column_stack([grid_u.ravel(), grid_v.ravel()]).astype(np.float64)
+        matrix, _ = cv2.findHomography(picture, lattice)
+        if matrix is None:
+            continue
+        grid = _refine(lines, Grid(len(xs), len(ys), matrix, 0.0, (width / 2, height / 2),
+                                   max(width, height) / 2, 1.0))
+        try:
+            _check_crossings(lines, grid)
+            break
+        except NoBoardFound as exc:
+            failure = failure or exc
+    else:
+        raise failure or NoBoardFound("no grid found")
     completed = _complete(lines, grid)
     if completed is not grid:
         grid = _refine(lines, completed)

@@ -206,11 +206,16 @@ def draw_board(rng: np.random.Generator, kind: Kind, width: int, height: int,
             for j in (3, height // 2, height - 4):
                 cv2.circle(canvas, (pad + i * cell, pad + j * cell), max(2, int(cell * 0.08)),
                            style.line_colour, -1, cv2.LINE_AA)
-    if style.labels:  # coordinates above the board, as screen boards write them
+    if style.labels:  # coordinates above and left of the board, as screen boards write
         ink = np.zeros(canvas.shape[:2], np.uint8)
+        shift = 0.5 if style.layout == "cells" else 0.0
         for i in range(width):
-            x = pad + (i + (0.5 if style.layout == "cells" else 0)) * cell
+            x = pad + (i + shift) * cell
             cv2.putText(ink, str(i), (int(x) - 6, pad - int(0.55 * cell)),
+                        cv2.FONT_HERSHEY_SIMPLEX, 0.4, 255, 1, cv2.LINE_AA)
+        for j in range(height):
+            y = pad + (j + shift) * cell
+            cv2.putText(ink, str(j), (pad - int(0.75 * cell), int(y) + 5),
                         cv2.FONT_HERSHEY_SIMPLEX, 0.4, 255, 1, cv2.LINE_AA)
         alpha = (ink.astype(np.float32) / 255)[:, :, None]
         canvas[:] = canvas * (1 - alpha) + np.array(style.line_colour, np.float32) * alpha
