@@ -582,7 +582,13 @@ def find_grid(gray: np.ndarray, dark_lines: bool = True, seed: int = 0) -> Grid:
     if completed is not grid:
         grid = _refine(lines, completed)
     grid = _orient(grid)
-    check_margin(grid, width, height, 0.0)
+    try:
+        check_margin(grid, width, height, 0.0)
+    except BoardCutOff:
+        if len(_sides_out(grid, width, height, 0.0)) == 4:  # lines all over: text, fabric
+            raise NoBoardFound("the lines found run off the picture on every side: no board "
+                               "in it", stage=2) from None
+        raise
     return grid
 
 
@@ -684,7 +690,7 @@ def _check_crossings(lines: np.ndarray, grid: Grid) -> None:
             if present:
                 crossed += 1
                 partial += present < 4
-    if crossed and partial > 0.35 * crossed:
+    if crossed and partial > 0.6 * crossed:
         raise NoBoardFound(f"the lines found meet in T-junctions at {partial} of {crossed} "
                            "crossings, not in crosses: this is no board's grid", stage=2)
 
@@ -692,6 +698,14 @@ def _check_crossings(lines: np.ndarray, grid: Grid) -> None:
 def check_margin(grid: Grid, width: int, height: int, margin: float) -> None:
     """Raise :class:`BoardCutOff` unless the grid and ``margin`` cells around it (where
     the outer stones lie) are wholly in a picture of ``width`` by ``height``."""
+    sides = _sides_out(grid, width, height, margin)
+    if sides:
+        raise BoardCutOff(f"the board runs off the picture ({', '.join(sides)}): take it "
+                          "again with the whole board and a margin around it in the frame")
+
+
+def _sides_out(grid: Grid, width: int, height: int, margin: float) -> list[str]:
+    """The sides of the picture that the grid and ``margin`` cells around it cross."""
     low_u, high_u = -margin, grid.lines_x - 1 + margin
     low_v, high_v = -margin, grid.lines_y - 1 + margin
     steps = 20
@@ -700,8 +714,5 @@ def check_margin(grid: Grid, width: int, height: int, margin: float) -> None:
     v = np.concatenate([np.full(steps, low_v), np.linspace(low_v, high_v, steps),
                         np.full(steps, high_v), np.linspace(low_v, high_v, steps)])
     x, y = grid.image_points(u, v)
-    sides = [name for name, out in (("left", x < 0), ("right", x > width - 1),
-                                    ("top", y < 0), ("bottom", y > height - 1)) if out.any()]
-    if sides:
-        raise BoardCutOff(f"the board runs off the picture ({', '.join(sides)}): take it "
-                          "again with the whole board and a margin around it in the frame")
+    return [name for name, out in (("left", x < 0), ("right", x > width - 1),
+                                   ("top", y < 0), ("bottom", y > height - 1)) if out.any()]

@@ -224,6 +224,19 @@ def draw_board(rng: np.random.Generator, kind: Kind, width: int, height: int,
         cx = pad + (x + offset + rng.uniform(-style.jitter, style.jitter)) * cell
         cy = pad + (y + offset + rng.uniform(-style.jitter, style.jitter)) * cell
         _draw_stone(canvas, cx, cy, style.radius * cell, int(stones[y, x]), style, rng)
+    if style.stone == "flat" and stones.any() and rng.random() < 0.7:
+        # Screen boards mark the last move: a red or contrasting dot, or a ring.
+        ys, xs = np.nonzero(stones)
+        k = int(rng.integers(len(ys)))
+        centre = (int((pad + (xs[k] + offset) * cell) * 16),
+                  int((pad + (ys[k] + offset) * cell) * 16))
+        colour = [(60, 76, 231), (0, 0, 255), (128, 128, 128)][int(rng.integers(3))]
+        if rng.random() < 0.7:
+            cv2.circle(canvas, centre, int(cell * rng.uniform(0.06, 0.14) * 16), colour, -1,
+                       cv2.LINE_AA, 4)
+        else:
+            cv2.circle(canvas, centre, int(cell * style.radius * 0.6 * 16), colour, 2,
+                       cv2.LINE_AA, 4)
     span_x, span_y = (width - 1) * cell, (height - 1) * cell
     first = pad + offset * cell
     corners = np.array([[first, first], [first + span_x, first],

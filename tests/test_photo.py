@@ -1,0 +1,192 @@
+"""Reading boards from pictures (``arena.photo``): committed sample pictures with known
+positions (a photographed wooden board, paper boards photographed and scanned, a screen
+board and a screenshot of the project's own web board), freshly generated pictures, the
+pictures that must be refused with a reason (no board, a board cut off, too dark, too
+blurred, stone counts no game reaches), the position's file formats, and ``python -m
+arena photo`` as a real subprocess, with a real brain asked for its move.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from arena.photo.errors import (
+    BoardCutOff,
+    ImpossiblePosition,
+    NoBoardFound,
+    PoorImage,
+    UnreadableImage,
+)
+from arena.photo.position import BLACK, WHITE, Position, count_problem
+from arena.photo.read import read_board
+from arena.photo.synth import draw_board, make_sample, no_board
+from brain.game.records import GameResult, parse_psq
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLES = ROOT / "tests" / "data" / "photo"
+KNOWN = json.loads((SAMPLES / "positions.json").read_text())
+
+
+def sample_ids() -> list[str]:
+    return sorted(KNOWN)
+
+
+@pytest.mark.parametrize("name", sample_ids())
+def test_committed_samples_are_read_exactly(name: str) -> None:
+    known = KNOWN[name]
+    reading = read_board(SAMPLES / name)
+    position = reading.position
+    assert position.layout == known["layout"]
+    assert position.stones.tolist() == known["stones"]
+    assert position.confidence.min() > 0.8, reading.uncertain()
+    assert reading.problems() == []
+
+
+@pytest.mark.parametrize(("seed", "kind"), [(3, "photo"), (4, "photo"), (1, "scan"),
+                                            (2, "screen")])
+def test_generated_pictures_are_read_exactly(seed: int, kind: str) -> None:
+    sample = make_sample(seed, kind)  # type: ignore[arg-type]
+    reading = read_board(sample.image)
+    assert reading.position.layout == sample.position.layout
+    assert reading.position.stones.tolist() == sample.position.stones.tolist()
+
+
+def test_points_map_back_onto_the_picture() -> None:
+    """The picture coordinates the web board draws its marks at: each black stone of a
+    screen board is dark there, each empty point is not."""
+    rng = np.random.default_rng(5)
+    stones = np.zeros((15, 15), np.int8)
+    stones[7, 7] = stones[8, 8] = BLACK
+    stones[7, 8] = WHITE
+    board, _, _ = draw_board(rng, "screen", 15, 15, stones)
+    image = np.clip(board, 0, 255).astype(np.uint8)
+    reading = read_board(image)
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    for y, x in ((7, 7), (8, 8)):
+        px, py = reading.points[y, x]
+        assert gray[round(py), round(px)] < 80
+    assert reading.position.stones.tolist() == stones.tolist()
+    assert 30 < reading.cell < 50  # drawn at 40 pixels a cell
+
+
+# -- pictures that must be refused --------------------------------------------------------
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_pictures_without_a_board_are_refused(seed: int) -> None:
+    with pytest.raises((NoBoardFound, PoorImage)) as caught:
+        read_board(no_board(seed))
+    assert "board" in str(caught.value)
+
+
+def test_a_board_cut_off_is_refused() -> None:
+    image = make_sample(0, "photo").image
+    height, width = image.shape[:2]
+    with pytest.raises(BoardCutOff, match="runs off the picture"):
+        read_board(image[:, : width // 2])
+    with pytest.raises(BoardCutOff, match="runs off the picture"):
+        read_board(image[height // 3:, :])
+
+
+def test_dark_and_blurred_pictures_are_refused() -> None:
+    image = make_sample(0, "photo").image
+    with pytest.raises(PoorImage, match="too dark"):
+        read_board((image * 0.07).astype(np.uint8))
+    with pytest.raises(PoorImage, match="too blurred"):
+        read_board(cv2.GaussianBlur(image, (0, 0), 12))
+
+
+def test_files_that_are_no_pictures_are_refused(tmp_path: Path) -> None:
+    text = tmp_path / "notes.jpg"
+    text.write_text("not a picture")
+    with pytest.raises(UnreadableImage, match="not a picture"):
+        read_board(text)
+    with pytest.raises(UnreadableImage, match="empty"):
+        read_board(b"")
+
+
+def test_impossible_stone_counts_are_refused() -> None:
+    rng = np.random.default_rng(8)
+    stones = np.zeros((15, 15), np.int8)
+    stones[7, 5:9] = BLACK  # four black stones, no white one
+    board, _, _ = draw_board(rng, "screen", 15, 15, stones)
+    reading = read_board(np.clip(board, 0, 255).astype(np.uint8))
+    assert reading.position.count(BLACK) == 4 and reading.position.count(WHITE) == 0
+    with pytest.raises(ImpossiblePosition, match="4 black and 0 white"):
+        reading.verify()
+
+
+# -- the position's forms -----------------------------------------------------------------
+
+def _position() -> Position:
+    stones = np.zeros((15, 20), np.int8)
+    stones[7, 7] = stones[8, 9] = BLACK
+    stones[7, 8] = WHITE
+    return Position(stones, np.ones(stones.shape, np.float32), "points")
+
+
+def test_moves_alternate_black_first() -> None:
+    assert _position().moves() == [(7, 7), (8, 7), (9, 8)]
+    assert count_problem(3, 1) is not None and count_problem(2, 2) is None
+
+
+def test_sgf_has_setup_stones_and_size() -> None:
+    text = _position().to_sgf()
+    assert "SZ[20:15]" in text and "AB[hh][ji]" in text and "AW[ih]" in text
+    assert "PL[W]" in text
+
+
+def test_psq_replays_to_the_position() -> None:
+    record = parse_psq(_position().to_psq(), result=GameResult.DRAW, reason="position")
+    assert (record.width, record.height) == (20, 15)
+    assert [(m.x, m.y) for m in record.moves] == [(7, 7), (8, 7), (9, 8)]
+
+
+# -- the command line ---------------------------------------------------------------------
+
+def _photo(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "arena", "photo", *args], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_cli_prints_and_saves_the_board(tmp_path: Path) -> None:
+    name = "web_board.png"
+    known = np.array(KNOWN[name]["stones"])
+    sgf, psq = tmp_path / "read.sgf", tmp_path / "read.psq"
+    done = _photo(str(SAMPLES / name), "--out", str(sgf))
+    assert done.returncode == 0, done.stderr
+    assert f"{known.shape[1]}x{known.shape[0]} board, stones on the intersections" in done.stdout
+    rows = [line for line in done.stdout.splitlines() if line[:3].strip().isdigit()]
+    assert len(rows) == known.shape[0]
+    assert rows[0].split()[1:] == [".XO"[v] for v in known[0]]
+    text = sgf.read_text()
+    assert text.count("[") - 1 >= int(np.count_nonzero(known))  # one value per stone
+    assert _photo(str(SAMPLES / name), "--out", str(psq)).returncode == 0
+    record = parse_psq(psq.read_text(), result=GameResult.DRAW, reason="position")
+    assert len(record.moves) == int(np.count_nonzero(known))
+
+
+def test_cli_asks_a_brain_for_its_move() -> None:
+    done = _photo(str(SAMPLES / "web_board.png"), "builtin:heuristic", "--think", "300")
+    assert done.returncode == 0, done.stderr
+    move_line = next(line for line in done.stdout.splitlines() if " plays " in line)
+    x, y = (int(v) for v in move_line.split(" plays ")[1].split()[0].split(","))
+    known = np.array(KNOWN["web_board.png"]["stones"])
+    assert known[y, x] == 0  # an empty point
+
+
+def test_cli_refuses_what_it_cannot_read(tmp_path: Path) -> None:
+    picture = tmp_path / "wall.jpg"
+    cv2.imwrite(str(picture), no_board(2))
+    done = _photo(str(picture))
+    assert done.returncode == 1
+    assert "cannot read a position" in done.stderr and "board" in done.stderr
+    assert done.stdout == ""
+    done = _photo(str(SAMPLES / "web_board.png"), "--out", str(tmp_path / "x.txt"))
+    assert done.returncode == 1 and ".sgf or .psq" in done.stderr
