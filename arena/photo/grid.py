@@ -552,9 +552,9 @@ def find_grid(gray: np.ndarray, dark_lines: bool = True, seed: int = 0) -> Grid:
     if found_x is None or found_y is None:
         raise NoBoardFound("no grid of at least 5 by 5 evenly spaced lines in the picture")
     height, width = gray.shape
-    failure: NoBoardFound | None = None
-    # The lattice found first, else the first of its variants whose lines cross as a
-    # board's do.
+    best: tuple[float, int, int, Grid] | None = None
+    # The lattice found first if its lines cross as a board's do, else the one of its
+    # variants whose lines do so best.
     options_x = [*_variants(*found_x), *_borrowed(found_x[1], found_y[0])]
     options_y = [*_variants(*found_y), *_borrowed(found_y[1], found_x[0])]
     for xs, ys in itertools.product(options_x, options_y):
@@ -569,15 +569,20 @@ def find_grid(gray: np.ndarray, dark_lines: bool = True, seed: int = 0) -> Grid:
         matrix, _ = cv2.findHomography(picture, lattice)
         if matrix is None:
             continue
-        grid = _refine(lines, Grid(len(xs), len(ys), matrix, 0.0, (width / 2, height / 2),
-                                   max(width, height) / 2, 1.0))
-        try:
-            _check_crossings(lines, grid)
+        candidate = _refine(lines, Grid(len(xs), len(ys), matrix, 0.0,
+                                        (width / 2, height / 2), max(width, height) / 2, 1.0))
+        partial, crossed = _t_junctions(lines, candidate)
+        share = partial / max(crossed, 1)
+        if best is None or share < best[0]:
+            best = (share, partial, crossed, candidate)
+        if share < CLEAR_CROSSINGS:
             break
-        except NoBoardFound as exc:
-            failure = failure or exc
-    else:
-        raise failure or NoBoardFound("no grid found")
+    if best is None:
+        raise NoBoardFound("no grid found")
+    share, partial, crossed, grid = best
+    if share > MOST_T_JUNCTIONS:
+        raise NoBoardFound(f"the lines found meet in T-junctions at {partial} of {crossed} "
+                           "crossings, not in crosses: this is no board's grid", stage=2)
     completed = _complete(lines, grid)
     if completed is not grid:
         grid = _refine(lines, completed)
@@ -670,10 +675,15 @@ def _complete(lines: np.ndarray, grid: Grid) -> Grid:
     return grid
 
 
-def _check_crossings(lines: np.ndarray, grid: Grid) -> None:
-    """Raise :class:`NoBoardFound` unless the lines cross as a board's do: at an inner
-    crossing the four arms are all there or all hidden (under a stone); a wall of
-    bricks or tiles, whose joints are evenly spaced too, meets in T-junctions."""
+#: Share of inner crossings with some but not all four arms: below the first, a lattice
+#: is taken at once; the lattice with the fewest is taken below the second; above it
+#: the lines are no board's (a wall of bricks or tiles meets in T-junctions).
+CLEAR_CROSSINGS, MOST_T_JUNCTIONS = 0.3, 0.5
+
+
+def _t_junctions(lines: np.ndarray, grid: Grid) -> tuple[int, int]:
+    """How many inner crossings show some but not all four arms of the lines, and how
+    many show any: on a board the four are all there or all hidden (under a stone)."""
     cell = 16
     canvas = grid.warp(lines, cell, margin=1.0)
     steps = np.arange(int(0.15 * cell), int(0.45 * cell) + 1)
@@ -690,9 +700,7 @@ def _check_crossings(lines: np.ndarray, grid: Grid) -> None:
             if present:
                 crossed += 1
                 partial += present < 4
-    if crossed and partial > 0.6 * crossed:
-        raise NoBoardFound(f"the lines found meet in T-junctions at {partial} of {crossed} "
-                           "crossings, not in crosses: this is no board's grid", stage=2)
+    return partial, crossed
 
 
 def check_margin(grid: Grid, width: int, height: int, margin: float) -> None:
