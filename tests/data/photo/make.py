@@ -21,7 +21,7 @@ HERE = Path(__file__).resolve().parent
 #: (file, kind, seed, longer side in pixels, JPEG quality)
 GENERATED = (
     ("photo_wood.jpg", "photo", 500_002, 800, 75),
-    ("photo_paper.jpg", "photo", 500_003, 800, 75),
+    ("photo_paper.jpg", "photo", 500_007, 800, 75),
     ("photo_ink.jpg", "photo", 500_009, 800, 75),
     ("scan_paper.jpg", "scan", 500_000, 520, 80),
     ("screen_cells.png", "screen", 500_003, 0, 0),
