@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import Browser, sync_playwright
 
+from arena.board.chromium import launch
 from brain.resources import shared_data_dir
+from tests.system_packages import require_commands
 
 SHARED_DATA = shared_data_dir()
 
@@ -19,3 +23,15 @@ def shared_data() -> Path:
         raise RuntimeError(f"shared data not found at {SHARED_DATA}: check out next to "
                            "shared/, or set PBRAIN_SHARED_DATA")
     return SHARED_DATA
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    """Headless Chromium (Debian's, installed if missing), one for the whole session:
+    playwright's synchronous API runs one event loop at a time, so the board's page tests
+    and its photo tests share it."""
+    paths = require_commands({"chromium": "chromium"})
+    with sync_playwright() as playwright:
+        chromium = launch(playwright, paths["chromium"])
+        yield chromium
+        chromium.close()

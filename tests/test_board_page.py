@@ -27,14 +27,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect
 
 from arena.board.app import board_server
-from arena.board.chromium import launch
 from arena.board.server import BoardServer
 from arena.brainspec import builtin_brain, parse_brain
 from brain.game.records import GameRecord, GameResult, write_sgf
-from tests.system_packages import require_commands
 
 ROOT = Path(__file__).resolve().parents[1]
 RAPFI_LIKE = ROOT / "tests" / "brains" / "rapfi_like.py"
@@ -44,15 +42,6 @@ RENJU_DOUBLE_THREE = ((6, 7), (0, 0), (7, 7), (0, 14), (8, 8), (14, 0), (8, 9), 
 WHITE_WINS = ((0, 0), (3, 7), (0, 14), (4, 7), (14, 0), (5, 7), (12, 12), (6, 4),
               (0, 10), (6, 5), (10, 0), (6, 6))
 WIDE, NARROW = 1280, 420
-
-
-@pytest.fixture(scope="session")
-def browser() -> Iterator[Browser]:
-    paths = require_commands({"chromium": "chromium"})
-    with sync_playwright() as playwright:
-        chromium = launch(playwright, paths["chromium"])
-        yield chromium
-        chromium.close()
 
 
 @pytest.fixture(scope="session")

@@ -13,12 +13,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, Page
 
 from arena.board.app import board_server
-from arena.board.chromium import launch
 from arena.board.server import BoardServer
-from tests.system_packages import require_commands
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "tests" / "data" / "photo" / "web_board.png"
@@ -33,15 +31,6 @@ def server() -> Iterator[BoardServer]:
     board.start()
     yield board
     board.stop()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    paths = require_commands({"chromium": "chromium"})
-    with sync_playwright() as playwright:
-        chromium = launch(playwright, paths["chromium"])
-        yield chromium
-        chromium.close()
 
 
 @pytest.fixture()
