@@ -323,3 +323,44 @@ def test_an_address_where_nothing_listens_fails_at_once(
                          str(tmp_path / "run"), "--cluster", f"127.0.0.1:{port}"])
     assert status == 1 and time.monotonic() - started < 30
     assert f"nothing answers at 127.0.0.1:{port}" in capsys.readouterr().err
+
+
+def _game_workers() -> list[int]:
+    """Ray workers running a self-play task now."""
+    return [pid for pid, (_, args) in _processes().items() if args.startswith(GAME_TASK)]
+
+
+def test_line_self_play_on_the_cluster_survives_a_killed_worker_and_node(
+        cluster: Cluster, tmp_path: Path) -> None:
+    from brain.resources import weights_dir
+    from brain.train.lineplay import LinePlayConfig, local_games, replay_window, write_games
+
+    extra = cluster.add_node(num_cpus=2, **NODE)
+    cluster.wait_for_nodes()
+    out = tmp_path / "ray"
+    # Full searches of 600 playouts: a game lasts a few seconds, long enough to be killed in.
+    command = [sys.executable, "-m", "brain.train", "selfplay", "--network", "line",
+               "--out", str(out), "--games", "8", "--playouts", "600", "--seed", "3",
+               "--cluster", cluster.address]
+    driver = subprocess.Popen(command, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        _wait_until(lambda: len(_game_workers()) >= 2, 90, "self-play games to start")
+        os.kill(_game_workers()[0], signal.SIGKILL)  # as the OOM killer would
+        time.sleep(1.0)
+        cluster.remove_node(extra, allow_graceful=False)
+        output, errors = driver.communicate(timeout=300)
+    finally:
+        driver.kill()
+    assert driver.returncode == 0, errors
+    assert f"{out}: 8 games" in output
+    # Every game once, and each the game this machine plays alone.
+    config = LinePlayConfig(playouts=600, seed=3)
+    record_games(local_games(weights_dir() / "linenet.npz", config), tmp_path / "local", 8,
+                 progress=False, write=write_games)
+    assert SelfPlayLog.read(out).games == 8
+
+    remote, local = replay_window(out, 10**9), replay_window(tmp_path / "local", 10**9)
+    assert remote is not None and local is not None
+    for name in ("stones", "start", "move", "result", "target_cell"):
+        assert np.array_equal(getattr(remote, name), getattr(local, name)), name

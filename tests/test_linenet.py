@@ -41,12 +41,11 @@ from brain.train.linenet import (
     LineNetModel,
     ModelConfig,
     RunConfig,
-    SampleStore,
     Trainer,
     export,
     load_model,
-    samples_of_records,
 )
+from brain.train.samples import SampleStore, samples_of_records
 
 ROOT = Path(__file__).resolve().parents[1]
 GAMES = shared_data_dir() / "games"

@@ -75,7 +75,9 @@ class LineSearch:
         self._playouts: Playouts | None = None
         self._shape: tuple[int, int, int] | None = None
         self._history: list = []
-        self._rng: np.random.Generator | None = None
+        #: The root noise's random stream (made from ``config.seed`` when first needed;
+        #: self-play gives each game its own).
+        self.rng: np.random.Generator | None = None
         self._root_board: Board | None = None
 
     def limit_memory(self, max_bytes: int) -> None:
@@ -111,7 +113,7 @@ class LineSearch:
         started = time.monotonic()
         stop = stop or threading.Event()
         self.info = SearchInfo(source="mcts")
-        self._history = list(board.history)
+        self._history = []  # the tree is this position's only once its playouts start
         if not sum(board.stone_count):
             self.info.source = "opening"
             return board.index(board.width // 2, board.height // 2)
@@ -127,6 +129,7 @@ class LineSearch:
         playouts = self._playouts_for(board)
         tree = playouts.tree
         playouts.start()
+        self._history = list(board.history)
         self._root_board = board
         if tree.count[0] >= 2 and tree.proven[0] == 0 and config.threat_share > 0:
             until = min(deadline, time.monotonic()
@@ -136,9 +139,9 @@ class LineSearch:
             if keep is not None:
                 restrict_root(tree, keep)
         if config.dirichlet_alpha > 0:
-            if self._rng is None:
-                self._rng = np.random.default_rng(config.seed)
-            dirichlet_noise(tree, self._rng, config.dirichlet_alpha, config.noise_fraction)
+            if self.rng is None:
+                self.rng = np.random.default_rng(config.seed)
+            dirichlet_noise(tree, self.rng, config.dirichlet_alpha, config.noise_fraction)
         done = self._run(playouts, deadline, stop, started, use_all)
         move = self._choose(board, tree, deadline)
         self._fill_info(board, playouts, started, done)

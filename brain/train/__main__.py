@@ -10,6 +10,8 @@ Examples::
     python -m brain.train patterns --out runs/patterns-t1.npz --teacher runs/teach1
     python -m brain.train selfplay --out runs/sp1 --games 100 --weights weights/pbrain-zero.npz
     python -m brain.train rl --out runs/rl1 --initial runs/sl1/best.pt --iterations 20
+    python -m brain.train rl --network line --out runs/lrl1 --iterations 10 \
+        --base weights/training/linenet-teacher.npz
     python -m brain.train teach --out runs/teach1 --teacher ../sparring/bin/rapfi/pbrain-rapfi
     python -m brain.train supervised --out runs/sl2 --teacher runs/teach1
     python -m brain.train linenet-data --out runs/ln-data.npz --teacher runs/teach1
@@ -104,10 +106,15 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                                               "(resumes its counts)")
     sp.add_argument("--out", required=True, help="replay folder")
     sp.add_argument("--games", type=int, required=True, help="games to add")
+    sp.add_argument("--network", choices=("conv", "line"), default="conv",
+                    help="conv: the tree search of --engine mcts (default); line: that of "
+                         "--engine linenet")
     sp.add_argument("--weights", default=None,
-                    help="network weights (default: the tree search with the pattern "
-                         "heuristic)")
-    sp.add_argument("--playouts", type=int, default=160)
+                    help="network weights (default: conv, the tree search with the pattern "
+                         "heuristic; line, the shipped line network)")
+    sp.add_argument("--playouts", type=int, default=None,
+                    help="playouts per move (a line network's full searches; default: "
+                         "160 conv, 400 line)")
     sp.add_argument("--seed", type=int, default=0)
     sp.add_argument("--cluster", metavar="ADDRESS", default=None, help=CLUSTER_HELP)
 
@@ -122,11 +129,20 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     rl.add_argument("--out", required=True, help="run directory")
     rl.add_argument("--initial", default=None,
                     help="checkpoint the trained network starts from (default: fresh)")
-    rl.add_argument("--best", default=HEURISTIC,
-                    help="first best player: a weights file or 'heuristic' (default)")
+    rl.add_argument("--network", choices=("conv", "line"), default="conv",
+                    help="the network trained: conv (--engine mcts, default) or line "
+                         "(--engine linenet, the line-pattern network)")
+    rl.add_argument("--best", default=None,
+                    help=f"first best player: a weights file (default: conv, "
+                         f"'{HEURISTIC}', the pattern model's search; line, the shipped "
+                         f"line network)")
+    rl.add_argument("--base", nargs="*", default=[], metavar="FILE",
+                    help="line: sample files (linenet-data) mixed into training")
+    rl.add_argument("--base-share", type=float, default=rl_defaults.base_share,
+                    help="line: share of the training batches drawn from --base")
     for name in ("iterations", "games", "steps", "batch_size", "buffer", "playouts",
-                 "gate_pairs", "gate_playouts", "gate_tc_ms", "threads", "seed", "blocks",
-                 "channels"):
+                 "gate_pairs", "gate_playouts", "gate_tc_ms", "gate_openings", "threads",
+                 "seed", "blocks", "channels"):
         rl.add_argument(f"--{name.replace('_', '-')}", type=int,
                         default=getattr(rl_defaults, name))
     for name in ("lr", "weight_decay", "value_weight", "gate_score"):
@@ -381,7 +397,9 @@ def main(argv: list[str] | None = None) -> int:
             record_games,
         )
 
-        config = SelfPlayConfig(playouts=args.playouts, seed=args.seed)
+        if args.network == "line":
+            return _line_selfplay(args)
+        config = SelfPlayConfig(playouts=args.playouts or 160, seed=args.seed)
         best = args.weights or HEURISTIC
         if args.cluster is None:
             log = generate(best_evaluator(best), Path(args.out), args.games, config)
@@ -408,6 +426,29 @@ def main(argv: list[str] | None = None) -> int:
     epochs = options.pop("epochs")
     config = TrainConfig(**options, epochs=epochs if epochs is not None else 1.0)
     run(config, epochs_override=epochs)
+    return 0
+
+
+def _line_selfplay(args: argparse.Namespace) -> int:
+    """``selfplay --network line``: games of the line network's search into a folder."""
+    from pathlib import Path
+
+    from brain.catalog import LINE_NETWORK_FILE
+    from brain.resources import weights_dir
+    from brain.train.cluster import cluster_games, connect_cluster
+    from brain.train.lineplay import LinePlayConfig, local_games, write_games
+    from brain.train.selfplay import record_games
+
+    config = LinePlayConfig(playouts=args.playouts or LinePlayConfig.playouts, seed=args.seed)
+    best = args.weights or str(weights_dir() / LINE_NETWORK_FILE)
+    if args.cluster is None:
+        log = record_games(local_games(best, config), Path(args.out), args.games,
+                           write=write_games)
+    else:
+        with connect_cluster(args.cluster):
+            log = record_games(cluster_games(best, config), Path(args.out), args.games,
+                               write=write_games)
+    print(f"{args.out}: {log.games} games, {log.samples} samples")
     return 0
 
 

@@ -18,10 +18,9 @@ The model (see :mod:`brain.eval.linenet` for how the play path reads it):
 :func:`export` runs the line network once over every window of
 :data:`~brain.eval.linenet.ROW_COUNT` codes and writes the table the play path adds up.
 
-Training data are *games* (stones with colours, in play order) and *samples* (a game, how
-many of its stones are on the board, the move to learn, the result for the side to move
-or a teacher's winrate); :class:`SampleStore` holds them as flat arrays that a GPU batch
-is built from without Python loops, and that a self-play run can extend.
+Training data are the games and samples of :mod:`brain.train.samples`
+(:class:`~brain.train.samples.SampleStore`); :class:`BatchMaker` builds a batch from them
+on the training device without Python loops.
 """
 
 from __future__ import annotations
@@ -48,9 +47,9 @@ from brain.eval.linenet import (
     WINDOW_BASES,
     LineNetWeights,
 )
-from brain.game.board import DIRECTIONS, Color
+from brain.game.board import DIRECTIONS
 from brain.game.rules import Rule
-from brain.train.data import PASS, GameRecord, GameResult
+from brain.train.samples import SampleStore, samples_of_labels, samples_of_records
 
 log = logging.getLogger("brain.train")
 
@@ -207,167 +206,6 @@ def export(model: LineNetModel, description: str = "") -> LineNetWeights:
     )
 
 
-# -- samples -----------------------------------------------------------------------------
-
-#: Result codes of a sample, for the side to move.
-WIN, DRAW, LOSS, UNKNOWN = 0, 1, 2, -1
-
-
-@dataclass
-class SampleStore:
-    """Games and samples as flat arrays (see the module docstring).
-
-    Games: ``stones``/``colors`` (cell and colour of each stone in play order),
-    ``start`` (first stone of each game, one more entry at the end), ``width``,
-    ``height``, ``rule`` (Gomocup rule number). Samples: ``game``, ``count`` (stones on
-    the board), ``move`` (the cell to learn, -1 none), ``to_move`` (1 black, 2 white),
-    ``result`` (:data:`WIN`/:data:`DRAW`/:data:`LOSS`/:data:`UNKNOWN` for the side to
-    move), ``winrate`` (a teacher's, NaN none), ``source`` (index into ``sources``).
-    """
-
-    stones: np.ndarray
-    colors: np.ndarray
-    start: np.ndarray
-    width: np.ndarray
-    height: np.ndarray
-    rule: np.ndarray
-    game: np.ndarray
-    count: np.ndarray
-    move: np.ndarray
-    to_move: np.ndarray
-    result: np.ndarray
-    winrate: np.ndarray
-    source: np.ndarray
-    sources: list[str] = field(default_factory=list)
-
-    _GAME_FIELDS = ("stones", "colors", "start", "width", "height", "rule")
-    _SAMPLE_FIELDS = ("game", "count", "move", "to_move", "result", "winrate", "source")
-
-    def __len__(self) -> int:
-        return len(self.game)
-
-    def save(self, path: str | Path) -> None:
-        arrays = {name: getattr(self, name) for name in self._GAME_FIELDS + self._SAMPLE_FIELDS}
-        np.savez_compressed(path, **arrays, sources=np.array(self.sources))
-
-    @classmethod
-    def load(cls, path: str | Path) -> SampleStore:
-        with np.load(path) as data:
-            arrays = {name: data[name] for name in cls._GAME_FIELDS + cls._SAMPLE_FIELDS}
-            return cls(**arrays, sources=[str(s) for s in data["sources"]])
-
-    @classmethod
-    def concatenate(cls, parts: Sequence[SampleStore]) -> SampleStore:
-        """One store of all ``parts`` (games renumbered, sources merged by name)."""
-        names: list[str] = []
-        for part in parts:
-            names += [s for s in part.sources if s not in names]
-        columns: dict[str, list[np.ndarray]] = {name: [] for name in
-                                                cls._GAME_FIELDS + cls._SAMPLE_FIELDS}
-        stone_offset = game_offset = 0
-        for part in parts:
-            for name in ("stones", "colors", "width", "height", "rule", "count", "move",
-                         "to_move", "result", "winrate"):
-                columns[name].append(getattr(part, name))
-            columns["start"].append(part.start[:-1] + stone_offset)
-            columns["game"].append(part.game + game_offset)
-            remap = np.array([names.index(s) for s in part.sources] or [0], dtype=np.int16)
-            columns["source"].append(remap[part.source])
-            stone_offset += len(part.stones)
-            game_offset += len(part.width)
-        columns["start"].append(np.array([stone_offset], dtype=np.int64))
-        return cls(**{name: np.concatenate(arrays) for name, arrays in columns.items()},
-                   sources=names)
-
-
-class _Builder:
-    """Collects games and samples for a :class:`SampleStore`."""
-
-    def __init__(self, source: str) -> None:
-        self.source = source
-        self.games: dict[str, list[int]] = {n: [] for n in SampleStore._GAME_FIELDS}
-        self.stones: list[int] = []
-        self.colors: list[int] = []
-        self.starts: list[int] = []
-        self.samples: dict[str, list] = {n: [] for n in SampleStore._SAMPLE_FIELDS}
-
-    def add_game(self, width: int, height: int, rule: int,
-                 stones: Sequence[tuple[int, int]]) -> int:
-        self.starts.append(len(self.stones))
-        for cell, color in stones:
-            self.stones.append(cell)
-            self.colors.append(color)
-        self.games["width"].append(width)
-        self.games["height"].append(height)
-        self.games["rule"].append(rule)
-        return len(self.starts) - 1
-
-    def add_sample(self, game: int, count: int, move: int, to_move: int, result: int,
-                   winrate: float = math.nan) -> None:
-        for name, value in (("game", game), ("count", count), ("move", move),
-                            ("to_move", to_move), ("result", result),
-                            ("winrate", winrate), ("source", 0)):
-            self.samples[name].append(value)
-
-    def store(self) -> SampleStore:
-        s = self.samples
-        return SampleStore(
-            stones=np.array(self.stones, np.int16), colors=np.array(self.colors, np.int8),
-            start=np.array([*self.starts, len(self.stones)], np.int64),
-            width=np.array(self.games["width"], np.int8),
-            height=np.array(self.games["height"], np.int8),
-            rule=np.array(self.games["rule"], np.int8),
-            game=np.array(s["game"], np.int32), count=np.array(s["count"], np.int16),
-            move=np.array(s["move"], np.int16), to_move=np.array(s["to_move"], np.int8),
-            result=np.array(s["result"], np.int8),
-            winrate=np.array(s["winrate"], np.float32),
-            source=np.array(s["source"], np.int16), sources=[self.source])
-
-
-def _result_for(result: GameResult, to_move: Color) -> int:
-    if result is GameResult.UNKNOWN:
-        return UNKNOWN
-    if result is GameResult.DRAW:
-        return DRAW
-    return WIN if (result is GameResult.BLACK_WIN) == (to_move is Color.BLACK) else LOSS
-
-
-def samples_of_records(name: str, records: Sequence[GameRecord]) -> SampleStore:
-    """Every move after the opening of ``records`` as a sample (the move played, the
-    game's result)."""
-    builder = _Builder(name)
-    for record in records:
-        stones: list[tuple[int, int]] = []
-        color = Color.BLACK
-        plies = []
-        for ply, move in enumerate(record.moves):
-            if move != PASS:
-                plies.append((ply, len(stones), move, color))
-                stones.append((move, int(color)))
-            color = color.opponent
-        game = builder.add_game(record.width, record.height, int(record.rule), stones)
-        for ply, count, move, mover in plies:
-            if ply >= record.first_target:
-                builder.add_sample(game, count, move, int(mover),
-                                   _result_for(record.result, mover))
-    return builder.store()
-
-
-def samples_of_labels(name: str, positions: Sequence) -> SampleStore:
-    """Teacher-labelled positions (:class:`brain.train.teachdata.LabelledPosition`) as
-    samples: the teacher's move and winrate, and the played-out outcome when there is one."""
-    builder = _Builder(name)
-    for position in positions:
-        stones = [(cell, 1 if i % 2 == 0 else 2) for i, cell in enumerate(position.stones)]
-        game = builder.add_game(position.width, position.height, position.rule, stones)
-        to_move = 1 if len(stones) % 2 == 0 else 2
-        # outcome: 1 a win for the side to move, 0 a draw, -1 a loss (teachdata).
-        result = {1: WIN, 0: DRAW, -1: LOSS}.get(position.outcome, UNKNOWN)
-        builder.add_sample(game, len(stones), position.move, to_move, result,
-                           position.winrate)
-    return builder.store()
-
-
 # -- batches -----------------------------------------------------------------------------
 
 
@@ -399,6 +237,9 @@ class BatchMaker:
         self.result = t(store.result)
         self.winrate = t(store.winrate, torch.float32)
         self.renju = t(store.rule[store.game] == int(Rule.RENJU), torch.float32)
+        self.target_start = t(store.target_start)
+        self.target_cell = t(store.target_cell)
+        self.target_share = t(store.target_share, torch.float32)
         self._symmetry: dict[tuple[int, int], list[tuple[torch.Tensor, torch.Tensor]]] = {}
 
     def symmetries(self, height: int, width: int) -> list[tuple[torch.Tensor, torch.Tensor]]:
@@ -413,9 +254,10 @@ class BatchMaker:
 
     def batch(self, samples: torch.Tensor, height: int, width: int, symmetry: int
               ) -> dict[str, torch.Tensor]:
-        """Planes [B, 2, H, W], flags [B, 2], the move (cell, -1 none), result code,
-        teacher winrate and the occupied mask [B, H * W] of ``samples`` (all of the one
-        board shape)."""
+        """Planes [B, 2, H, W], flags [B, 2], the move (cell, -1 none), the policy
+        target [B, H * W] (the sample's distribution, else the move; zeros: none), result
+        code, teacher winrate and the occupied mask [B, H * W] of ``samples`` (all of the
+        one board shape)."""
         b = len(samples)
         cells = height * width
         games = self.game[samples]
@@ -434,25 +276,48 @@ class BatchMaker:
         planes = planes[:, :, source].view(b, 2, height, width)
         move = self.move[samples]
         move = torch.where(move >= 0, target[move.clamp(min=0)], move)
+        policy = self._policy_target(samples, move, target, cells)
         renju = self.renju[samples]
         flags = torch.stack([renju * (to_move == 1), renju * (to_move == 2)], dim=1).float()
         occupied = planes.view(b, 2, cells).sum(1) > 0
-        return {"planes": planes, "flags": flags, "move": move,
+        return {"planes": planes, "flags": flags, "move": move, "policy": policy,
                 "result": self.result[samples], "winrate": self.winrate[samples],
                 "occupied": occupied}
 
 
+    def _policy_target(self, samples: torch.Tensor, move: torch.Tensor, target: torch.Tensor,
+                       cells: int) -> torch.Tensor:
+        """The policy targets of ``samples`` (moves already mapped by the symmetry whose
+        ``target`` maps old cells to new)."""
+        b = len(samples)
+        out = torch.zeros(b, cells, device=self.device)
+        has_move = move >= 0
+        out[has_move, move[has_move]] = 1.0
+        first = self.target_start[samples]
+        lengths = self.target_start[samples + 1] - first
+        if int(lengths.sum()) == 0:
+            return out
+        spread = lengths > 0
+        out[spread] = 0.0
+        owner = torch.repeat_interleave(torch.arange(b, device=self.device), lengths)
+        firsts = torch.cumsum(lengths, 0) - lengths
+        index = first[owner] + torch.arange(len(owner), device=self.device) - firsts[owner]
+        out[owner, target[self.target_cell[index]]] = self.target_share[index]
+        return out / out.sum(1, keepdim=True).clamp(min=1e-9)
+
+
 def losses(model: LineNetModel, batch: dict[str, torch.Tensor], teacher_weight: float
            ) -> dict[str, torch.Tensor]:
-    """Policy cross-entropy (samples with a move), value cross-entropy against the result
-    and, where a teacher gave one, against its winrate (``teacher_weight`` of it)."""
+    """Policy cross-entropy against the target distribution (samples with one), value
+    cross-entropy against the result and, where a teacher gave one, against its winrate
+    (``teacher_weight`` of it)."""
     policy, wdl = model(batch["planes"], batch["flags"])
     policy = policy.float().masked_fill(batch["occupied"], -1e4)
     wdl = wdl.float()
-    move = batch["move"]
-    has_move = move >= 0
-    policy_loss = (F.cross_entropy(policy[has_move], move[has_move])
-                   if has_move.any() else policy.sum() * 0)
+    wanted = batch["policy"]
+    has = wanted.sum(1) > 0
+    policy_loss = (-(wanted[has] * F.log_softmax(policy[has], dim=1)).sum(1).mean()
+                   if has.any() else policy.sum() * 0)
     log_wdl = F.log_softmax(wdl, dim=1)
     result = batch["result"]
     known = result >= 0
@@ -490,6 +355,12 @@ class RunConfig:
     validation_fraction: float = 0.02
     checkpoint_seconds: float = 60.0
     seed: int = 0
+    #: A checkpoint (``last.pt``, or the shipped ``linenet-model.pt``) whose model a run
+    #: with no ``OUT/last.pt`` yet starts from.
+    initial: str | None = None
+    #: ``cosine`` (warm-up, then a decay to a tenth over the run) or ``constant`` (each
+    #: self-play iteration's steps continue one long run).
+    schedule: str = "cosine"
 
 
 def _split(store: SampleStore, fraction: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -544,6 +415,11 @@ class Trainer:
             self.optimizer.load_state_dict(state["optimizer"])
             self.step = state["step"]
             log.info("resumed %s at step %d", last, self.step)
+        elif self.config.initial is not None:
+            state = torch.load(self.config.initial, map_location=self.device,
+                               weights_only=False)
+            self.model.load_state_dict(state["model"])
+            log.info("started from the model of %s", self.config.initial)
 
     def checkpoint(self) -> None:
         state = {"model": self.model.state_dict(), "optimizer": self.optimizer.state_dict(),
@@ -560,8 +436,11 @@ class Trainer:
                                   symmetry)
 
     def learning_rate(self, progress: float) -> float:
-        """Warm up over the first 2 %, then a cosine decay to a tenth."""
+        """Warm up over the first 2 %, then a cosine decay to a tenth (a ``constant``
+        schedule: the base rate throughout)."""
         base = self.config.learning_rate
+        if self.config.schedule == "constant":
+            return base
         if progress < 0.02:
             return base * max(progress / 0.02, 0.05)
         return base * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * min(progress, 1.0))))
@@ -583,8 +462,11 @@ class Trainer:
         self.model.train()
         return out
 
-    def run(self) -> None:
+    def run(self) -> dict[str, float]:
+        """Train for the run's minutes or steps, checkpoint, validate; returns the mean
+        policy and value losses of the steps taken."""
         config = self.config
+        sums = {"policy": 0.0, "value": 0.0}
         started = time.monotonic()
         last_save = started
         budget = config.minutes * 60
@@ -607,6 +489,8 @@ class Trainer:
             nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)
             self.optimizer.step()
             self.step += 1
+            for name in sums:
+                sums[name] += parts[name].item()
             if self.step % 200 == 0:
                 log.info("step %d (%.0f s): policy %.3f value %.3f", self.step, elapsed,
                          float(parts["policy"]), float(parts["value"]))
@@ -617,6 +501,7 @@ class Trainer:
         report = {"step": self.step, "validation": self.validate()}
         (self.out / "report.json").write_text(json.dumps(report, indent=1))
         log.info("validation: %s", json.dumps(report["validation"]))
+        return {name: total / max(self.step - first, 1) for name, total in sums.items()}
 
 
 def load_model(path: str | Path, device: str = "cpu") -> LineNetModel:

@@ -1,16 +1,20 @@
 """Self-play reinforcement: generate, train, gate, promote; resumable at every step.
 
-One iteration:
+The loop serves two networks (``RlConfig.network``): ``conv``, the policy/value network of
+``--engine mcts``, and ``line``, the line-pattern network of ``--engine linenet``
+(:mod:`brain.train.linerl`). One iteration:
 
 1. the current best player plays ``games`` self-play games into the replay folder
-   (:mod:`brain.train.selfplay`); the first best may be the pattern model guiding the
-   tree search (expert iteration from a hand-made teacher) or a supervised network;
+   (:mod:`brain.train.selfplay`, :mod:`brain.train.lineplay`); the first best may be the
+   pattern model guiding the tree search (expert iteration from a hand-made teacher), a
+   supervised network, or the shipped line network;
 2. the training network takes ``steps`` optimizer steps on random replay batches (visit
    distributions as policy targets, game results as value targets), continuing from its
-   last checkpoint (initially a supervised checkpoint, or a fresh model);
+   last checkpoint (initially ``initial``, or a fresh model);
 3. the result is exported to ``candidates/iter-NNNN.npz`` and plays a gating match
    against the best player in the arena (``python -m arena run``, fixed playouts per move
-   so that strength is compared, not speed, unless ``gate_tc_ms`` is set);
+   so that strength is compared, not speed, unless ``gate_tc_ms`` is set), from the
+   openings of ``gate-openings.txt``, which no self-play game starts from;
 4. the candidate becomes the best player if it scores at least ``gate_score``.
 
 With a cluster (``run(config, cluster=ADDRESS)``, ``--cluster``), the self-play games are
@@ -31,12 +35,13 @@ import subprocess
 import sys
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import torch
 
 from brain.eval.network import Architecture
+from brain.game.openings import load_openings, random_openings
 from brain.train.checkpoint import load_checkpoint, model_from_checkpoint, save_checkpoint
 from brain.train.cluster import cluster_games, connect_cluster
 from brain.train.export import export_checkpoint
@@ -48,6 +53,7 @@ from brain.train.selfplay import (
     SelfPlayLog,
     best_evaluator,
     generate,
+    opening_keys,
     record_games,
 )
 from brain.train.supervised import compute_losses
@@ -55,16 +61,22 @@ from driver.cluster import RayConnection
 
 log = logging.getLogger("brain.train")
 
+#: Added to the run's seed for its gating openings (apart from self-play's streams).
+GATE_SEED = 7_919
+
 
 @dataclass
 class RlConfig:
     """Settings of a reinforcement run (saved in ``state.json``)."""
 
     out: str
+    #: ``conv`` or ``line`` (see the module docstring).
+    network: str = "conv"
     #: Starting checkpoint of the trained network (None: a fresh model).
     initial: str | None = None
-    #: Starting best player: a weights file, or ``heuristic``.
-    best: str = HEURISTIC
+    #: Starting best player: a weights file, or ``heuristic`` (conv); None: the network's
+    #: own first player (:meth:`Learner.first_best`).
+    best: str | None = None
     iterations: int = 10
     games: int = 32
     steps: int = 200
@@ -82,6 +94,12 @@ class RlConfig:
     seed: int = 0
     blocks: int = 6
     channels: int = 48
+    #: Line network: sample files (``linenet-data``) mixed into every training batch
+    #: choice, and their share of the batches (the rest: self-play).
+    base: list[str] = field(default_factory=list)
+    base_share: float = 0.3
+    #: Openings of the gating matches (3 stones, 15x15), none of which self-play uses.
+    gate_openings: int = 200
 
 
 @dataclass
@@ -98,7 +116,7 @@ class RlState:
     def open(cls, config: RlConfig) -> RlState:
         path = Path(config.out) / "state.json"
         if not path.exists():
-            return cls(config, best=config.best)
+            return cls(config, best=config.best or learner_for(config).first_best())
         data = json.loads(path.read_text())
         saved = RlConfig(**data["config"])
         if asdict(saved) != {**asdict(config), "iterations": saved.iterations}:
@@ -118,8 +136,69 @@ class RlState:
         temporary.replace(path)
 
 
+class Learner(Protocol):
+    """What the loop needs of one kind of network."""
+
+    def first_best(self) -> str:
+        """The best player of a run that names none."""
+
+    def play(self, state: RlState, games: int, excluded: frozenset,
+             connection: RayConnection | None) -> None:
+        """Add ``games`` self-play games of ``state.best`` to ``OUT/replay`` (on the
+        cluster of ``connection``, if any), from openings none of ``excluded``."""
+
+    def train(self, state: RlState) -> dict[str, float]:
+        """Take the iteration's optimizer steps; returns the replay's sample count and
+        the mean losses."""
+
+    def export(self, state: RlState, candidate: Path) -> None:
+        """Write the trained network's weights to ``candidate``."""
+
+    def brain_command(self, best: str, playouts: int) -> str:
+        """The arena brain command line of a player."""
+
+
+class ConvLearner:
+    """The policy/value network of ``--engine mcts``."""
+
+    def first_best(self) -> str:
+        return HEURISTIC  # the tree search guided by the pattern model
+
+    def play(self, state: RlState, games: int, excluded: frozenset,
+             connection: RayConnection | None) -> None:
+        selfplay = SelfPlayConfig(playouts=state.config.playouts, seed=state.config.seed)
+        replay = Path(state.config.out) / "replay"
+        if connection is None:
+            generate(best_evaluator(state.best), replay, games, selfplay, excluded=excluded)
+        else:
+            record_games(cluster_games(state.best, selfplay, excluded), replay, games)
+
+    def train(self, state: RlState) -> dict[str, float]:
+        buffer = ReplayBuffer(Path(state.config.out) / "replay", state.config.buffer)
+        samples = buffer.load()
+        return {"samples": samples, **train_steps(state, buffer)}
+
+    def export(self, state: RlState, candidate: Path) -> None:
+        export_checkpoint(Path(state.config.out) / "latest.pt", candidate)
+
+    def brain_command(self, best: str, playouts: int) -> str:
+        return brain_command(best, playouts)
+
+
+def learner_for(config: RlConfig) -> Learner:
+    """The learner of ``config.network``."""
+    if config.network == "conv":
+        return ConvLearner()
+    if config.network == "line":
+        from brain.train.linerl import LineLearner
+
+        return LineLearner()
+    raise ValueError(f"unknown network {config.network!r}: choose conv or line")
+
+
 def brain_command(best: str, playouts: int) -> str:
-    """The arena brain command line for a player (``heuristic`` or a weights file)."""
+    """The arena brain command line for a player of the convolutional network
+    (``heuristic`` or a weights file)."""
     weights = ("--no-network" if best == HEURISTIC
                else f"--weights {shlex.quote(str(Path(best).resolve()))} --network-role leaves")
     budget = f" --playouts {playouts}" if playouts else ""
@@ -169,17 +248,33 @@ def train_steps(state: RlState, buffer: ReplayBuffer) -> dict[str, float]:
     return totals
 
 
-def gate(state: RlState, candidate: Path, cluster: str | None = None) -> float:
+def gate_openings(config: RlConfig) -> Path:
+    """The run's gating openings, ``OUT/gate-openings.txt`` (written once: a resumed run
+    keeps them)."""
+    path = Path(config.out) / "gate-openings.txt"
+    if not path.exists():
+        openings = random_openings(config.gate_openings, 15, 15, stones=3, radius=3,
+                                   seed=config.seed + GATE_SEED)
+        temporary = path.with_suffix(".tmp")
+        temporary.write_text("".join(o.to_offsets() + "\n" for o in openings))
+        temporary.replace(path)
+    return path
+
+
+def gate(state: RlState, candidate: Path, learner: Learner,
+         cluster: str | None = None) -> float:
     """The candidate's score against the best player in an arena match (on the cluster at
-    ``cluster``, if given)."""
+    ``cluster``, if given) from the run's gating openings, taken in an order of its own
+    for each iteration."""
     config = state.config
     placement = ["--cluster", cluster] if cluster is not None else ["--concurrency", "1"]
     run = Path(config.out) / "gates" / f"iter-{state.iteration:04d}"
     command = [
         sys.executable, "-m", "arena", "run",
-        brain_command(str(candidate), config.gate_playouts),
-        brain_command(state.best, config.gate_playouts),
+        learner.brain_command(str(candidate), config.gate_playouts),
+        learner.brain_command(state.best, config.gate_playouts),
         "--name", "1=candidate", "--name", "2=best", "--pairs", str(config.gate_pairs),
+        "--openings", str(gate_openings(config)), "--opening-order", "random",
         "--tc", str(config.gate_tc_ms or 30_000), "--no-progress", *placement,
         "--seed", str(config.seed + state.iteration), "--out", str(run),
     ]
@@ -202,6 +297,8 @@ def _iterate(config: RlConfig, connection: RayConnection | None) -> RlState:
     out = Path(config.out)
     out.mkdir(parents=True, exist_ok=True)
     state = RlState.open(config)
+    learner = learner_for(state.config)
+    excluded = opening_keys(load_openings(gate_openings(state.config), width=15))
     replay = out / "replay"
     while state.iteration < state.config.iterations:
         c = state.config
@@ -209,22 +306,17 @@ def _iterate(config: RlConfig, connection: RayConnection | None) -> RlState:
         done = SelfPlayLog.read(replay).games
         if done < wanted:
             log.info("iteration %d: self-play with %s", state.iteration, state.best)
-            selfplay = SelfPlayConfig(playouts=c.playouts, seed=c.seed)
-            if connection is None:
-                generate(best_evaluator(state.best), replay, wanted - done, selfplay)
-            else:
-                record_games(cluster_games(state.best, selfplay), replay, wanted - done)
+            learner.play(state, wanted - done, excluded, connection)
         if state.trained_iteration < state.iteration:
-            buffer = ReplayBuffer(replay, c.buffer)
-            samples = buffer.load()
-            losses = train_steps(state, buffer)
+            figures = learner.train(state)
             state.trained_iteration = state.iteration
-            state.history.append({"iteration": state.iteration, "samples": samples,
-                                  **{f"{k}_loss": round(v, 4) for k, v in losses.items()}})
+            state.history.append({"iteration": state.iteration,
+                                  "samples": int(figures.pop("samples")),
+                                  **{f"{k}_loss": round(v, 4) for k, v in figures.items()}})
             state.save()
         candidate = out / "candidates" / f"iter-{state.iteration:04d}.npz"
-        export_checkpoint(out / "latest.pt", candidate)
-        score = gate(state, candidate, connection and connection.address)
+        learner.export(state, candidate)
+        score = gate(state, candidate, learner, connection and connection.address)
         promoted = score >= c.gate_score
         state.history[-1].update({"gate_score": round(score, 3), "promoted": promoted,
                                   "against": state.best})
@@ -235,4 +327,3 @@ def _iterate(config: RlConfig, connection: RayConnection | None) -> RlState:
         state.iteration += 1
         state.save()
     return state
-

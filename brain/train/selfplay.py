@@ -24,6 +24,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -31,7 +32,7 @@ from brain.engine import load_network
 from brain.eval.evaluator import Evaluator, PatternEvaluator
 from brain.eval.features import encode
 from brain.game.board import Board, Color
-from brain.game.openings import random_openings
+from brain.game.openings import Opening, random_openings
 from brain.game.referee import judge_move
 from brain.game.rules import Rule
 from brain.search.mcts import Mcts, MctsConfig
@@ -93,18 +94,28 @@ def best_evaluator(best: str) -> Evaluator:
     return PatternEvaluator() if best == HEURISTIC else load_network(Path(best))
 
 
-def game_rng(config: SelfPlayConfig, index: int) -> np.random.Generator:
-    """The random stream of game ``index`` of a replay folder."""
+def game_rng(config: Any, index: int) -> np.random.Generator:
+    """The random stream of game ``index`` of a replay folder (``config``: a self-play
+    configuration with a ``seed``)."""
     return np.random.default_rng([config.seed, index])
 
 
-def play_game(evaluator: Evaluator, config: SelfPlayConfig,
-              rng: np.random.Generator) -> SelfPlayGame:
-    """Play one self-play game; the evaluator is used by both sides."""
+def opening_keys(openings: Iterable[Opening]) -> frozenset[tuple[int, int, tuple]]:
+    """Keys of ``openings`` up to board symmetry, to tell self-play which to avoid."""
+    return frozenset((o.width, o.height, o.canonical().moves) for o in openings)
+
+
+def play_game(evaluator: Evaluator, config: SelfPlayConfig, rng: np.random.Generator,
+              excluded: frozenset[tuple[int, int, tuple]] = frozenset()) -> SelfPlayGame:
+    """Play one self-play game; the evaluator is used by both sides. The opening is none
+    of ``excluded`` (:func:`opening_keys`: the openings a gate plays from)."""
     rule, width, height = config.variants[int(rng.integers(len(config.variants)))]
-    stones = int(rng.choice(config.opening_stones))
-    opening = random_openings(1, width, height, stones=stones,
-                              seed=int(rng.integers(2**31)))[0]
+    while True:
+        stones = int(rng.choice(config.opening_stones))
+        opening = random_openings(1, width, height, stones=stones,
+                                  seed=int(rng.integers(2**31)))[0]
+        if (width, height, opening.canonical().moves) not in excluded:
+            break
     board = Board(width, height, Rule.from_gomocup(rule))
     game = SelfPlayGame(width, height, rule)
     for x, y in opening.moves:
@@ -242,24 +253,31 @@ class SelfPlayLog:
         temporary.replace(path)
 
 
-#: Plays the games of a range of indices and yields them in index order.
-GameSource = Callable[[range], Iterable[SelfPlayGame]]
+#: Plays the games of a range of indices and yields them in index order (the games of
+#: the convolutional network's search, or the line network's
+#: :class:`~brain.train.lineplay.LineGame`).
+GameSource = Callable[[range], Iterable[Any]]
+#: Writes a list of games as chunk ``index`` of a replay folder; returns the files.
+ChunkWriter = Callable[[Path, Sequence[Any], int], list[Path]]
 
 
 def generate(evaluator: Evaluator, folder: Path, games: int, config: SelfPlayConfig,
-             games_per_chunk: int = 16, progress: bool = True) -> SelfPlayLog:
+             games_per_chunk: int = 16, progress: bool = True,
+             excluded: frozenset[tuple[int, int, tuple]] = frozenset()) -> SelfPlayLog:
     """Play ``games`` more games here into ``folder`` (resumable: totals and game numbers
-    continue from ``selfplay.json``)."""
+    continue from ``selfplay.json``), from openings none of ``excluded``."""
     def source(indices: range) -> Iterable[SelfPlayGame]:
-        return (play_game(evaluator, config, game_rng(config, n)) for n in indices)
+        return (play_game(evaluator, config, game_rng(config, n), excluded)
+                for n in indices)
 
     return record_games(source, folder, games, games_per_chunk, progress)
 
 
 def record_games(source: GameSource, folder: Path, games: int, games_per_chunk: int = 16,
-                 progress: bool = True) -> SelfPlayLog:
-    """Write ``games`` more games of ``source`` into ``folder``: chunks, then the totals of
-    ``selfplay.json`` (so a kill loses at most the games of an unwritten chunk)."""
+                 progress: bool = True, write: ChunkWriter = write_chunk) -> SelfPlayLog:
+    """Write ``games`` more games of ``source`` into ``folder``: chunks (by ``write``),
+    then the totals of ``selfplay.json`` (so a kill loses at most the games of an
+    unwritten chunk)."""
     log = SelfPlayLog.read(folder)
     pending: list[SelfPlayGame] = []
     started = time.monotonic()
@@ -275,7 +293,7 @@ def record_games(source: GameSource, folder: Path, games: int, games_per_chunk: 
         else:
             log.draws += 1
         if len(pending) >= games_per_chunk or log.games == target:
-            write_chunk(folder, pending, log.chunks)
+            write(folder, pending, log.chunks)
             log.chunks += 1
             log.seconds += time.monotonic() - started
             started = time.monotonic()

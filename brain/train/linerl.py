@@ -1,0 +1,84 @@
+"""The line-pattern network's part of the reinforcement loop
+(:mod:`brain.train.reinforce` with ``network="line"``).
+
+Self-play games come from :mod:`brain.train.lineplay` (here, or as Ray tasks through
+:mod:`brain.train.cluster`) into ``OUT/replay/games-*.npz``. Each iteration trains the
+model of ``OUT/train/last.pt`` (the first from ``initial``, the shipped
+``linenet-model.pt`` by default) for ``steps`` batches at a constant learning rate: the
+newest ``buffer`` self-play samples (visit shares and game results), and with
+``base_share`` of the batches the sample files of ``base`` (records and teacher labels,
+which keep what the network knew while its own games are few). A candidate is the
+export of that model, the brain ``--engine linenet --weights`` it.
+"""
+
+from __future__ import annotations
+
+import logging
+import shlex
+import sys
+from pathlib import Path
+
+import torch
+
+from brain.catalog import LINE_NETWORK_FILE
+from brain.resources import weights_dir
+from brain.train.cluster import cluster_games
+from brain.train.linenet import RunConfig, Trainer, export, load_model
+from brain.train.lineplay import SOURCE, LinePlayConfig, local_games, replay_window, write_games
+from brain.train.reinforce import RlState
+from brain.train.samples import SampleStore
+from brain.train.selfplay import record_games
+from driver.cluster import RayConnection
+
+log = logging.getLogger("brain.train")
+
+#: The torch model the shipped network was exported from: where a run's training starts.
+SHIPPED_MODEL = "linenet-model.pt"
+
+
+class LineLearner:
+    """The line-pattern network of ``--engine linenet``."""
+
+    def first_best(self) -> str:
+        return str(weights_dir() / LINE_NETWORK_FILE)
+
+    def play(self, state: RlState, games: int, excluded: frozenset,
+             connection: RayConnection | None) -> None:
+        config = LinePlayConfig(playouts=state.config.playouts, seed=state.config.seed)
+        source = (local_games(state.best, config, excluded) if connection is None
+                  else cluster_games(state.best, config, excluded))
+        record_games(source, Path(state.config.out) / "replay", games, write=write_games)
+
+    def train(self, state: RlState) -> dict[str, float]:
+        c = state.config
+        out = Path(c.out)
+        window = replay_window(out / "replay", c.buffer)
+        if window is None:
+            raise RuntimeError(f"{out / 'replay'} holds no self-play games to train on")
+        base = [SampleStore.load(path) for path in c.base]
+        store = SampleStore.concatenate([*base, window])
+        others = [name for name in store.sources if name != SOURCE]
+        weights = {SOURCE: 1.0 - c.base_share if others else 1.0}
+        weights |= {name: c.base_share / len(others) for name in others}
+        torch.set_num_threads(c.threads)
+        device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        run = RunConfig(out=str(out / "train"), weights=weights, batch_size=c.batch_size,
+                        learning_rate=c.lr, weight_decay=c.weight_decay, steps=c.steps,
+                        validation_fraction=0.0, schedule="constant",
+                        seed=c.seed + state.iteration,
+                        initial=c.initial or str(weights_dir() / SHIPPED_MODEL))
+        log.info("iteration %d: training on %d self-play samples and %d others on %s",
+                 state.iteration, len(window), len(store) - len(window), device)
+        losses = Trainer(run, store, device).run()
+        return {"samples": len(window), **losses}
+
+    def export(self, state: RlState, candidate: Path) -> None:
+        model = load_model(Path(state.config.out) / "train" / "last.pt")
+        candidate.parent.mkdir(parents=True, exist_ok=True)
+        export(model, f"self-play iteration {state.iteration} of {state.config.out}"
+               ).save(candidate)
+
+    def brain_command(self, best: str, playouts: int) -> str:
+        budget = f" --playouts {playouts}" if playouts else ""
+        weights = shlex.quote(str(Path(best).resolve()))
+        return f"{sys.executable} -m brain --engine linenet --weights {weights}{budget}"

@@ -1,0 +1,215 @@
+"""Self-play of the line-pattern network: its games, its samples and the reinforcement
+loop that trains on them (``python -m brain.train rl --network line``)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from brain.eval.linenet import LineNet
+from brain.game.board import Board, Color
+from brain.game.openings import Opening, load_openings
+from brain.game.referee import judge_move
+from brain.game.rules import Rule
+from brain.resources import weights_dir
+from brain.train.linenet import BatchMaker
+from brain.train.lineplay import (
+    SOURCE,
+    LineGame,
+    LinePlayConfig,
+    SelfPlayer,
+    local_games,
+    replay_window,
+    samples_of_games,
+    write_games,
+)
+from brain.train.samples import DRAW, LOSS, WIN, SampleStore
+from brain.train.selfplay import SelfPlayLog, game_rng, opening_keys, record_games
+
+ROOT = Path(__file__).resolve().parents[1]
+SHIPPED = weights_dir() / "linenet.npz"
+#: Small searches: the games are real, only shorter in thought.
+QUICK = LinePlayConfig(playouts=48, fast_playouts=16, judge_playouts=24, full_share=0.5,
+                       seed=11)
+
+
+@pytest.fixture(scope="module")
+def net() -> LineNet:
+    return LineNet.from_file(SHIPPED)
+
+
+@pytest.fixture(scope="module")
+def games(net: LineNet) -> list[LineGame]:
+    player = SelfPlayer(net, QUICK)
+    return [player.play(game_rng(QUICK, n)) for n in range(6)]
+
+
+def _replayed(game: LineGame) -> Board:
+    """The game's board, every move judged as a referee would."""
+    board = Board(game.width, game.height, Rule.from_gomocup(game.rule))
+    for q in game.opening:
+        assert judge_move(board, q) is None
+    for n, q in enumerate(game.moves):
+        assert board.to_move is game.to_move[n]
+        verdict = judge_move(board, q, board.rule.move_limit)
+        if n < len(game.moves) - 1:
+            assert verdict is None, f"the game went on after {verdict}"
+        else:
+            assert verdict is not None and verdict.winner is game.winner
+    return board
+
+
+def test_self_play_games_are_legal_finished_games_with_search_targets(
+        games: list[LineGame]) -> None:
+    for game in games:
+        board = _replayed(game)
+        assert 2 <= len(game.opening) <= 5 and game.playouts > 0
+        assert len(game.best) == len(game.targets) == len(game.moves)
+        for n, (best, target) in enumerate(zip(game.best, game.targets, strict=True)):
+            if best < 0:
+                assert target == []
+                continue
+            shares = dict(target)
+            assert abs(sum(shares.values()) - 1) < 1e-6
+            # The most visited move has the largest share; no share on a stone.
+            assert shares[best] == max(shares.values())
+            stones = set(game.opening + game.moves[:n])
+            assert not stones & shares.keys()
+        assert sum(board.stone_count) == len(game.opening) + len(game.moves)
+    # Both kinds of search happen, and games differ.
+    assert any(b >= 0 for g in games for b in g.best) and any(b < 0 for g in games for b in g.best)
+    assert len({tuple(g.opening + g.moves) for g in games}) == len(games)
+
+
+def test_a_game_is_the_same_wherever_it_is_played(net: LineNet, games: list[LineGame]) -> None:
+    again = SelfPlayer(net, QUICK).play(game_rng(QUICK, 3))
+    assert (again.opening, again.moves, again.targets) == (games[3].opening, games[3].moves,
+                                                           games[3].targets)
+
+
+def test_openings_are_near_even_for_the_search_and_never_an_excluded_one(net: LineNet) -> None:
+    config = LinePlayConfig(judge_playouts=60, balance=0.2,
+                            variants=((0, 15, 15, 1.0),), opening_stones=(3,))
+    drawn = SelfPlayer(net, config)
+    first, opening = drawn.opening(0, 15, 15, np.random.default_rng(5))
+    assert abs(drawn.winrate(first) - 0.5) <= 0.2
+    # With that opening excluded (in another orientation), the same draw avoids it.
+    mirrored = Opening(tuple((14 - x, y) for x, y in opening.moves), 15, 15)
+    avoiding = SelfPlayer(net, config, opening_keys([mirrored]))
+    _, other = avoiding.opening(0, 15, 15, np.random.default_rng(5))
+    assert other.canonical() != opening.canonical()
+
+
+def test_samples_keep_results_moves_and_visit_shares(games: list[LineGame],
+                                                     tmp_path: Path) -> None:
+    store = samples_of_games(games)
+    assert len(store) == sum(len(g.moves) for g in games) and store.sources == [SOURCE]
+    row = 0
+    for g, game in enumerate(games):
+        for n, to_move in enumerate(game.to_move):
+            assert store.game[row] == g and store.count[row] == len(game.opening) + n
+            wanted = (DRAW if game.winner is None
+                      else WIN if game.winner is to_move else LOSS)
+            assert store.result[row] == wanted and store.move[row] == game.best[n]
+            span = slice(store.target_start[row], store.target_start[row + 1])
+            assert list(store.target_cell[span]) == [q for q, _ in game.targets[n]]
+            assert np.allclose(store.target_share[span], [s for _, s in game.targets[n]],
+                               atol=1e-3)
+            row += 1
+    store.save(tmp_path / "s.npz")
+    loaded = SampleStore.load(tmp_path / "s.npz")
+    assert np.array_equal(loaded.target_start, store.target_start)
+    # A store of records (no distributions) joins one of self-play.
+    teacher = SampleStore.load(weights_dir() / "training" / "linenet-teacher.npz")
+    both = SampleStore.concatenate([teacher, store])
+    assert len(both) == len(teacher) + len(store)
+    assert both.target_start[len(teacher)] == 0 and both.target_start[-1] == len(store.target_cell)
+
+
+def test_a_batch_carries_the_visit_shares_through_the_board_symmetry(
+        games: list[LineGame]) -> None:
+    store = samples_of_games(games)
+    maker = BatchMaker(store, torch.device("cpu"))
+    rows = [r for r in range(len(store)) if store.target_start[r + 1] - store.target_start[r] > 1
+            and store.width[store.game[r]] == 15]
+    assert rows
+    samples = torch.tensor(rows)
+    for symmetry in range(8):
+        batch = maker.batch(samples, 15, 15, symmetry)
+        policy, planes = batch["policy"], batch["planes"].reshape(len(rows), 2, -1)
+        assert torch.allclose(policy.sum(1), torch.ones(len(rows)), atol=1e-3)
+        assert float((policy * (planes.sum(1) > 0)).sum()) == 0  # never on a stone
+        # The most visited move keeps the largest share wherever the symmetry puts it.
+        moved = policy[torch.arange(len(rows)), batch["move"]]
+        assert torch.equal(moved, policy.max(1).values)
+
+
+def test_replay_chunks_resume_their_count_and_a_window_holds_the_newest(
+        net: LineNet, tmp_path: Path) -> None:
+    folder = tmp_path / "replay"
+    first = record_games(local_games(SHIPPED, QUICK), folder, 3, games_per_chunk=2,
+                         progress=False, write=write_games)
+    more = record_games(local_games(SHIPPED, QUICK), folder, 2, games_per_chunk=2,
+                        progress=False, write=write_games)
+    assert (first.games, more.games, more.chunks) == (3, 5, 3)
+    assert SelfPlayLog.read(folder).samples == more.samples
+    names = sorted(p.name for p in folder.glob("games-*.npz"))
+    assert names == ["games-000000.npz", "games-000001.npz", "games-000002.npz"]
+    whole = replay_window(folder, 10**9)
+    assert whole is not None and len(whole) == more.samples
+    newest = SampleStore.load(folder / names[-1])
+    assert len(replay_window(folder, 1)) == len(newest)
+    # Games 3 and 4, played by the resumed call, are the games 3 and 4 of one call.
+    player = SelfPlayer(net, QUICK)
+    expected = samples_of_games([player.play(game_rng(QUICK, n)) for n in (3, 4)])
+    assert np.array_equal(newest.stones, expected.stones)
+
+
+def test_the_line_reinforcement_loop_trains_gates_and_resumes(tmp_path: Path) -> None:
+    from brain.train.reinforce import RlConfig, RlState, run
+
+    config = RlConfig(out=str(tmp_path), network="line", iterations=1, games=3, steps=3,
+                      batch_size=32, playouts=32, gate_pairs=1, gate_playouts=24,
+                      gate_openings=12,
+                      base=[str(weights_dir() / "training" / "linenet-teacher.npz")])
+    state = run(config)
+    assert state.iteration == 1 and state.best in (str(SHIPPED),
+                                                   str(tmp_path / "candidates" / "iter-0000.npz"))
+    record = state.history[0]
+    assert record["samples"] > 0 and record["against"] == str(SHIPPED)
+    assert record["policy_loss"] > 0 and record["value_loss"] > 0
+    candidate = LineNet.from_file(tmp_path / "candidates" / "iter-0000.npz")
+    assert candidate.dim == LineNet.from_file(SHIPPED).dim
+    # The trained model moved away from the shipped one, a little.
+    trained = torch.load(tmp_path / "train" / "last.pt", weights_only=False)
+    shipped = torch.load(weights_dir() / "linenet-model.pt", weights_only=False)
+    assert trained["step"] == 3
+    assert any(not torch.equal(trained["model"][k], shipped["model"][k])
+               for k in shipped["model"])
+    # The gate played from the run's own openings (those self-play avoids).
+    gate = json.loads((tmp_path / "gates" / "iter-0000" / "config.json").read_text())
+    run_openings = {o.moves for o in load_openings(tmp_path / "gate-openings.txt")}
+    assert len(run_openings) == 12
+    assert {tuple(map(tuple, o)) for o in gate["config"]["openings"]} <= run_openings
+    again = run(config)
+    assert again.iteration == 1 and len(again.history) == 1
+    with pytest.raises(ValueError, match="other settings"):
+        RlState.open(RlConfig(out=str(tmp_path), network="line", iterations=1, games=4))
+
+
+def test_the_selfplay_command_plays_line_games(tmp_path: Path) -> None:
+    out = tmp_path / "sp"
+    done = subprocess.run([sys.executable, "-m", "brain.train", "selfplay", "--network", "line",
+                           "--out", str(out), "--games", "2", "--playouts", "24"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert f"{out}: 2 games" in done.stdout
+    store = replay_window(out, 10**9)
+    assert store is not None and len(store.width) == 2
+    assert set(np.unique(store.to_move)) == {int(Color.BLACK), int(Color.WHITE)}
