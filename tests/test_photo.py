@@ -17,6 +17,7 @@ import cv2
 import numpy as np
 import pytest
 
+from arena.errors import ArenaError
 from arena.photo.errors import (
     BoardCutOff,
     ImpossiblePosition,
@@ -109,6 +110,13 @@ def test_files_that_are_no_pictures_are_refused(tmp_path: Path) -> None:
         read_board(text)
     with pytest.raises(UnreadableImage, match="empty"):
         read_board(b"")
+
+
+def test_the_arena_error_root_catches_a_refused_picture() -> None:
+    with pytest.raises(ArenaError) as caught:
+        read_board(b"")
+    assert isinstance(caught.value, UnreadableImage) and isinstance(caught.value, ValueError)
+    assert "empty" in str(caught.value)
 
 
 def test_impossible_stone_counts_are_refused() -> None:

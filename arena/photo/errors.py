@@ -3,12 +3,17 @@ and what to do about it; no position is ever guessed instead."""
 
 from __future__ import annotations
 
+from arena.errors import ArenaError
+
 __all__ = ["BoardCutOff", "ImpossiblePosition", "NoBoardFound", "PhotoError", "PoorImage",
            "UncertainStones", "UnreadableImage"]
 
 
-class PhotoError(ValueError):
-    """The root of the recognition's errors: the picture does not give a position."""
+class PhotoError(ArenaError, ValueError):
+    """The root of the recognition's errors: the picture does not give a position.
+
+    It derives from :class:`arena.errors.ArenaError`, the root of everything the arena
+    raises, and keeps :class:`ValueError` for callers that catch that."""
 
 
 class UnreadableImage(PhotoError):
