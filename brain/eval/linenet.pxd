@@ -21,11 +21,14 @@ cdef class LineNetState:
     cdef public LineNet net
     cdef public int width, height, size
     cdef readonly object _geo, _codes, _features, _pooled, _scratch, _relu
-    cdef float[::1] relu_v
+    cdef float[:, ::1] relu_v
+    cdef public int padded_width
     cdef int[::1] touch_start
     cdef int[::1] touch_line
     cdef int[::1] touch_unit
     cdef int[::1] touch_cell
+    cdef int[::1] line_cell
+    cdef int[::1] cell_pad
     cdef int[:, ::1] codes_v
     cdef int[:, ::1] shown_v
     cdef int[:, ::1] pending_v

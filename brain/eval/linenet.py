@@ -203,6 +203,8 @@ class _Geometry:
     touch_unit: np.ndarray    # int32: 3 ** (the stone's place in that cell's window)
     touch_cell: np.ndarray    # int32: the cell of touch_line
     base: np.ndarray          # int32 [4 * size]: the empty window's code
+    line_cell: np.ndarray     # int32 [4 * size]: the cell of each line
+    cell_pad: np.ndarray      # int32 [size]: each cell's place on the grid with a border
 
 
 def _geometry(width: int, height: int) -> _Geometry:
@@ -234,8 +236,10 @@ def _geometry(width: int, height: int) -> _Geometry:
                     units.append(3 ** (lefts[line] + offset))
         start.append(len(lines))
     lines_array = np.array(lines, np.int32)
+    cells = np.arange(size, dtype=np.int32)
     return _Geometry(np.array(start, np.int32), lines_array, np.array(units, np.int32),
-                     lines_array % size, base)
+                     lines_array % size, base, np.tile(cells, 4),
+                     (cells // width + 1) * (width + 2) + cells % width + 1)
 
 
 _GEOMETRIES: dict[tuple[int, int], _Geometry] = {}
@@ -269,6 +273,8 @@ class LineNetState:
         self.touch_line = geo.touch_line
         self.touch_unit = geo.touch_unit
         self.touch_cell = geo.touch_cell
+        self.line_cell = geo.line_cell
+        self.cell_pad = geo.cell_pad
         self._codes = np.zeros((2, 4 * self.size), dtype=np.int32)
         # Compiled, the features follow the codes lazily: a move only lists the lines it
         # changed, and a frame's features catch up when that frame is read, so that moves
@@ -283,7 +289,12 @@ class LineNetState:
         self._scratch = np.zeros(2 * max(net.hidden, net.dim + 2, net.policy_dim),
                                  dtype=np.float32)
         self.win = self.draw = self.loss = 0.0
-        self._relu = np.zeros(self.size * net.policy_dim, dtype=np.float32)
+        # ReLU of each cell's first policy_dim channels, as floats, on a grid with a
+        # border of zeros (so that the policy's 3x3 taps need no edge tests); compiled,
+        # kept up to date cell by cell as the features change.
+        self.padded_width = width + 2
+        self._relu = np.zeros((2, (height + 2) * (width + 2) * net.policy_dim),
+                              dtype=np.float32)
         self.relu_v = self._relu
         self.codes_v = self._codes
         self.shown_v = self._shown
@@ -306,6 +317,10 @@ class LineNetState:
         self._features[0] = rows.sum(axis=0)
         self._features[1] = self._features[0]
         self._pooled[:] = np.maximum(self._features, 0).sum(axis=1)
+        pdim = self.net.policy_dim
+        relu = self._relu.reshape(2, self.height + 2, self.width + 2, pdim)
+        inner = np.maximum(self._features[:, :, :pdim], 0).astype(np.float32) / FEATURE_SCALE
+        relu[:, 1:-1, 1:-1] = inner.reshape(2, self.height, self.width, pdim)
 
     def set_stones(self, cells: bytes | bytearray) -> None:
         """The position with ``cells[q]`` (0 empty, 1 black, 2 white) on every cell."""
@@ -359,14 +374,18 @@ class LineNetState:
                    dim=cython.int, old=cython.int, new=cython.int, before=cython.int,
                    after=cython.int, features=cython.p_int,
                    pooled=cython.p_int, table=cython.p_short, old_row=cython.p_short,
-                   new_row=cython.p_short, feature=cython.p_int)
+                   new_row=cython.p_short, feature=cython.p_int, relu=cython.p_float,
+                   cell_relu=cython.p_float, pdim=cython.int, scale=cython.float)
     def _refresh(self, frame: cython.int) -> cython.void:
         # Bring ``frame``'s features up to its codes (compiled only; see __init__).
         if self.pending_count[frame] == 0:
             return
         dim = self.net.dim
+        pdim = self.net.policy_dim
+        scale = 1.0 / FEATURE_SCALE
         features = cython.address(self.features_v[frame, 0, 0])
         pooled = cython.address(self.pooled_v[frame, 0])
+        relu = cython.address(self.relu_v[frame, 0])
         table = cython.address(self.net.table_v[0, 0])
         # The rows' differences and the pooled sums' changes gather in local arrays,
         # which no store through a pointer can alias: the compiler then vectorises the
@@ -383,7 +402,7 @@ class LineNetState:
             if old == new:
                 continue  # a move and its takeback
             self.shown_v[frame, line] = new
-            cell = line % self.size
+            cell = self.line_cell[line]
             old_row = table + old * dim
             new_row = table + new * dim
             for k in range(dim):
@@ -394,6 +413,9 @@ class LineNetState:
                 after = before + delta[k]
                 feature[k] = after
                 gain[k] += max(after, 0) - max(before, 0)
+            cell_relu = relu + self.cell_pad[cell] * pdim
+            for k in range(pdim):
+                cell_relu[k] = max(feature[k], 0) * scale
         self.pending_count[frame] = 0
         for k in range(dim):
             pooled[k] += gain[k]
@@ -511,11 +533,10 @@ class LineNetState:
     @cython.wraparound(False)
     @cython.initializedcheck(False)
     @cython.cdivision(True)
-    @cython.locals(frame=cython.int, n=cython.Py_ssize_t, q=cython.int, x=cython.int,
-                   y=cython.int, k=cython.int, dx=cython.int, dy=cython.int,
-                   nx=cython.int, ny=cython.int, pdim=cython.int, dim=cython.int,
-                   logit=cython.float, scale=cython.float, net=LineNet, f=cython.p_int,
-                   w=cython.p_float, relu=cython.p_float, r=cython.p_float)
+    @cython.locals(frame=cython.int, n=cython.Py_ssize_t, q=cython.int, k=cython.int,
+                   dx=cython.int, dy=cython.int, pdim=cython.int, row=cython.int,
+                   logit=cython.float, net=LineNet, w=cython.p_float, relu=cython.p_float,
+                   r=cython.p_float, tap=cython.p_float)
     def policy(self, to_move: cython.int, cells: cython.int[::1], out: cython.float[::1]):
         """Write the policy logit of each of ``cells`` (empty cells) for the side to move
         into ``out`` (as long as ``cells``)."""
@@ -524,35 +545,24 @@ class LineNetState:
             return
         net = self.net
         pdim = net.policy_dim
-        dim = net.dim
         frame = to_move - 1
         self._refresh(frame)
-        scale = 1.0 / FEATURE_SCALE
         acc = cython.declare(cython.float[64])  # one sum per channel (MAX_DIM)
-        # ReLU(feature) of every cell once, as floats: each is read by up to nine cells.
-        relu = cython.address(self.relu_v[0])
-        f = cython.address(self.features_v[frame, 0, 0])
-        for q in range(self.size):
-            for k in range(pdim):
-                relu[q * pdim + k] = f[q * dim + k] * scale if f[q * dim + k] > 0 else 0.0
+        relu = cython.address(self.relu_v[frame, 0])
+        row = self.padded_width * pdim
         for n in range(cells.shape[0]):
             q = cells[n]
-            x = q % self.width
-            y = q // self.width
+            # The tap above and to the left of the cell, on the grid with a border.
+            r = relu + (self.cell_pad[q] - self.padded_width - 1) * pdim
             for k in range(pdim):
                 acc[k] = net.pdb_v[k]
-            for dy in range(-1, 2):
-                ny = y + dy
-                if ny < 0 or ny >= self.height:
-                    continue
-                for dx in range(-1, 2):
-                    nx = x + dx
-                    if nx < 0 or nx >= self.width:
-                        continue
-                    r = relu + (ny * self.width + nx) * pdim
-                    w = cython.address(net.pdw_v[(dy + 1) * 3 + dx + 1, 0])
+            w = cython.address(net.pdw_v[0, 0])
+            for dy in range(3):
+                for dx in range(3):
+                    tap = r + dy * row + dx * pdim
                     for k in range(pdim):
-                        acc[k] += w[k] * r[k]
+                        acc[k] += w[k] * tap[k]
+                    w += pdim
             logit = net.policy_b
             for k in range(pdim):
                 if acc[k] > 0:
