@@ -8,7 +8,7 @@ import logging
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from brain.catalog import (
     DEFAULT_NETWORK_VALUE,
@@ -57,22 +57,15 @@ class HeuristicEngine:
         return None
 
 
-class MctsEngine:
-    """pbrain-zero's own engine: tree search with a leaf evaluator and, optionally, a
-    network that re-ranks the moves of revisited nodes (see :func:`make_engine`)."""
+class TreeSearchEngine:
+    """A tree search (``self.search``: :class:`~brain.search.mcts.Mcts` or
+    :class:`~brain.search.linesearch.LineSearch`) as an engine: the searches share their
+    interface (search, leader, reporter, reset), and differ in how a memory limit bounds
+    them."""
 
     name = "pbrain-zero"
     watchable = True
-
-    def __init__(self, evaluator: Evaluator, playouts: int | None = None,
-                 prior_net: Evaluator | None = None, network_value: int = 0,
-                 refute_share: float | None = None) -> None:
-        from brain.search.mcts import Mcts, MctsConfig
-
-        config = MctsConfig(playouts=playouts, refine_value_visits=network_value)
-        if refute_share is not None:
-            config.refute_share = refute_share
-        self.search = Mcts(evaluator, config, prior_net=prior_net)
+    search: Any
 
     def choose_move(self, board: Board, deadline: float, stop: threading.Event,
                     use_all: bool = False) -> int:
@@ -91,6 +84,21 @@ class MctsEngine:
 
     def new_game(self) -> None:
         self.search.reset()
+
+
+class MctsEngine(TreeSearchEngine):
+    """pbrain-zero's own engine: tree search with a leaf evaluator and, optionally, a
+    network that re-ranks the moves of revisited nodes (see :func:`make_engine`)."""
+
+    def __init__(self, evaluator: Evaluator, playouts: int | None = None,
+                 prior_net: Evaluator | None = None, network_value: int = 0,
+                 refute_share: float | None = None) -> None:
+        from brain.search.mcts import Mcts, MctsConfig
+
+        config = MctsConfig(playouts=playouts, refine_value_visits=network_value)
+        if refute_share is not None:
+            config.refute_share = refute_share
+        self.search = Mcts(evaluator, config, prior_net=prior_net)
 
     def limit_memory(self, max_bytes: int) -> str | None:
         from brain.search.mcts import (
@@ -115,12 +123,9 @@ class MctsEngine:
                 f"does not bound, takes up to about 35 MiB in a game")
 
 
-class LineNetEngine:
+class LineNetEngine(TreeSearchEngine):
     """pbrain-zero's engine with the line-pattern network: compiled playouts, the network
     valuing every leaf and ranking every new node's moves (:mod:`brain.search.linesearch`)."""
-
-    name = "pbrain-zero"
-    watchable = True
 
     def __init__(self, net: LineNet, playouts: int | None = None,
                  refute_share: float | None = None) -> None:
@@ -130,24 +135,6 @@ class LineNetEngine:
         if refute_share is not None:
             config.refute_share = refute_share
         self.search = LineSearch(net, config)
-
-    def choose_move(self, board: Board, deadline: float, stop: threading.Event,
-                    use_all: bool = False) -> int:
-        return self.search.search(board, deadline, stop, use_all=use_all)
-
-    @property
-    def info(self) -> SearchInfo:
-        return self.search.info
-
-    def best_so_far(self, board: Board) -> int | None:
-        return self.search.leader(board)
-
-    def watch(self, report: Callable[[SearchInfo], None] | None, interval: float) -> None:
-        self.search.reporter = report
-        self.search.report_interval = interval
-
-    def new_game(self) -> None:
-        self.search.reset()
 
     def limit_memory(self, max_bytes: int) -> str | None:
         from brain.search.linesearch import (

@@ -20,7 +20,12 @@ from brain.eval.heuristic import choose_move
 from brain.eval.linenet import LineNet
 from brain.game.board import Board
 from brain.search.playout import LOSS, WIN, Playouts, Tree, dirichlet_noise, restrict_root
-from brain.search.roottactics import first_without_quick_vcf, settled_win, vcf_defences
+from brain.search.roottactics import (
+    choose_root_move,
+    leader_settled,
+    settled_win,
+    vcf_defences,
+)
 from brain.search.searcher import SearchInfo
 from brain.search.solver import Status, ThreatSolver
 
@@ -167,8 +172,10 @@ class LineSearch:
                 if ran < count:
                     break  # the root is settled or the tree is full
                 checks.check(self._root_board, deadline)
-                if not use_all and config.playouts is None and self._decided(
-                        playouts.tree, deadline, now - started, done):
+                edges = playouts.tree.root_edges()
+                if not use_all and config.playouts is None and leader_settled(
+                        playouts.tree.edge_visits[edges.start:edges.stop], done,
+                        now - started, deadline):
                     break
                 if self.reporter is not None and now >= next_report:
                     self._fill_info(playouts.board, playouts, started, done)
@@ -178,36 +185,22 @@ class LineSearch:
             playouts.rewind()
         return done
 
-    @staticmethod
-    def _decided(tree: Tree, deadline: float, seconds: float, done: int) -> bool:
-        """Whether the most visited root move can no longer be overtaken at this rate."""
-        edges = tree.root_edges()
-        visits = np.sort(tree.edge_visits[edges.start:edges.stop])
-        if len(visits) < 2:
-            return True
-        remaining = done / max(seconds, 1e-3) * max(0.0, deadline - time.monotonic())
-        return bool(visits[-1] - visits[-2] > remaining)
-
     def _choose(self, board: Board, tree: Tree, deadline: float) -> int:
-        """Most visited move, a proven win first, a proven loss last, a move after which
-        the opponent has a quick VCF dropped while another remains."""
+        """The move of :func:`~brain.search.roottactics.choose_root_move`."""
         edges = tree.root_edges()
         if len(edges) == 0 or tree.visits[0] == 0:
             return choose_move(board)
         order = sorted(edges, key=lambda e: -tree.edge_visits[e])
-        ranked, losing = [], []
+        outcomes = []
         for e in order:
             child = int(tree.child[e])
             proven = tree.proven[child] if child >= 0 else 0
-            if proven == LOSS:
-                self.info.proven = WIN
-                return int(tree.move[e])
-            (losing if proven == WIN else ranked).append(int(tree.move[e]))
-        if not ranked:
-            self.info.proven = LOSS
-            return losing[0]
-        safe = first_without_quick_vcf(board, self.solver, ranked, deadline)
-        return ranked[0] if safe is None else safe
+            outcomes.append(1 if proven == LOSS else -1 if proven == WIN else 0)
+        move, outcome = choose_root_move(board, self.solver, [int(tree.move[e]) for e in order],
+                                         outcomes, deadline)
+        if outcome:
+            self.info.proven = WIN if outcome > 0 else LOSS
+        return move
 
     def leader(self, board: Board) -> int | None:
         """The most visited root move of the search of ``board`` (running or last run)."""

@@ -42,7 +42,7 @@ from brain.game.tactics import (
     open_four_points,
     three_defences,
 )
-from brain.search.roottactics import first_without_quick_vcf, settled_win, vcf_defences
+from brain.search.roottactics import choose_root_move, leader_settled, settled_win, vcf_defences
 from brain.search.searcher import SearchInfo
 from brain.search.solver import Status, ThreatSolver
 
@@ -634,43 +634,32 @@ class Mcts:
     def _decided(self, root: Node, deadline: float, seconds: float, playouts: int,
                  use_all: bool) -> bool:
         """Whether the search may stop: a single move, or (unless ``use_all``) the most
-        visited move can no longer be overtaken before the deadline at the rate of
-        ``playouts`` in ``seconds``."""
+        visited move can no longer be overtaken before the deadline
+        (:func:`~brain.search.roottactics.leader_settled`)."""
         if len(root.moves) < 2:
             return True
-        if use_all:
-            return False
-        rate = playouts / max(seconds, 1e-3)
-        remaining = rate * max(0.0, deadline - time.monotonic())
-        top = np.sort(root.visits)[-2:]
-        return bool(top[1] - top[0] > remaining)
+        return not use_all and leader_settled(root.visits, playouts, seconds, deadline)
 
     # -- result ------------------------------------------------------------------------
 
     def _choose(self, board: Board, root: Node, deadline: float, cleared: set[int]) -> int:
-        """Most visited move, a proven win first, a proven loss last; a move after which
-        the opponent has a quick VCF is dropped while another remains (``cleared``: root
-        indices a refutation check proved free of any opponent VCT, hence of a VCF)."""
+        """The move of :func:`~brain.search.roottactics.choose_root_move` (``cleared``:
+        root indices a refutation check proved free of any opponent VCT)."""
         if len(root.moves) == 0 or root.total == 0:
             # Settled without candidates (two fives against us), or stopped before any
             # playout: the one-ply choice is the best informed move there is.
             return choose_move(board)
         order = np.argsort(-root.visits, kind="stable")
-        ranked: list[int] = []
-        losing: list[int] = []
+        outcomes = []
         for i in order:
             child = root.children[i]
-            if child is not None and child.proven == LOSS:
-                self.info.proven = WIN
-                return int(root.moves[i])
-            (losing if child is not None and child.proven == WIN else ranked).append(int(i))
-        if not ranked:
-            self.info.proven = LOSS
-            return int(root.moves[losing[0]])
-        moves = [int(root.moves[i]) for i in ranked]
-        safe = first_without_quick_vcf(board, self.solver, moves, deadline,
-                                       {int(root.moves[i]) for i in cleared})
-        return moves[0] if safe is None else safe
+            proven = child.proven if child is not None else UNKNOWN
+            outcomes.append(1 if proven == LOSS else -1 if proven == WIN else 0)
+        move, outcome = choose_root_move(board, self.solver, [int(root.moves[i]) for i in order],
+                                         outcomes, deadline, {int(root.moves[i]) for i in cleared})
+        if outcome:
+            self.info.proven = WIN if outcome > 0 else LOSS
+        return move
 
     def _fill_info(self, board: Board, root: Node, started: float) -> None:
         info = self.info

@@ -6,14 +6,19 @@
 * :func:`vcf_defences`: when the opponent, were it to move, would win by continuous
   fours, the root moves that may stop it;
 * :func:`first_without_quick_vcf`: the last look at the chosen move, dropping one after
-  which the opponent wins by a short VCF.
+  which the opponent wins by a short VCF;
+
+and the two rules both apply to the root's visit counts: :func:`leader_settled` (may the
+search stop early) and :func:`choose_root_move` (which move it plays).
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+
+import numpy as np
 
 from brain.game.board import Board
 from brain.game.tactics import four_cells, line_cells, three_cells
@@ -105,3 +110,34 @@ def first_without_quick_vcf(board: Board, solver: ThreatSolver, moves: Iterable[
         if result.status is not Status.WIN:
             return move
     return None
+
+
+def leader_settled(visits: np.ndarray, playouts: int, seconds: float, deadline: float) -> bool:
+    """Whether the most visited root move can no longer be overtaken before ``deadline``
+    at the rate of ``playouts`` in ``seconds`` (or is the only move)."""
+    if len(visits) < 2:
+        return True
+    remaining = playouts / max(seconds, 1e-3) * max(0.0, deadline - time.monotonic())
+    top = np.sort(visits)[-2:]
+    return bool(top[1] - top[0] > remaining)
+
+
+def choose_root_move(board: Board, solver: ThreatSolver, moves: Sequence[int],
+                     outcomes: Sequence[int], deadline: float,
+                     cleared: Iterable[int] = ()) -> tuple[int, int]:
+    """The move to play among the root ``moves`` (most visited first) and its proven
+    outcome for the side to move (1 won, -1 lost, 0 open; ``outcomes`` likewise per move):
+    a proven win first; else the most visited open move, unless the opponent then has a
+    quick VCF (:func:`first_without_quick_vcf`; ``cleared``: moves already proven free
+    of any opponent VCT) and another open move has none; a proven loss only when every
+    move is lost."""
+    ranked: list[int] = []
+    losing: list[int] = []
+    for move, outcome in zip(moves, outcomes, strict=True):
+        if outcome > 0:
+            return move, 1
+        (losing if outcome < 0 else ranked).append(move)
+    if not ranked:
+        return losing[0], -1
+    safe = first_without_quick_vcf(board, solver, ranked, deadline, set(cleared))
+    return (ranked[0] if safe is None else safe), 0
