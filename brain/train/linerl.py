@@ -25,7 +25,7 @@ from brain.resources import weights_dir
 from brain.train.cluster import cluster_games
 from brain.train.linenet import RunConfig, Trainer, export, load_model
 from brain.train.lineplay import SOURCE, LinePlayConfig, local_games, replay_window, write_games
-from brain.train.reinforce import RlState
+from brain.train.rlstate import RlState
 from brain.train.samples import SampleStore
 from brain.train.selfplay import record_games
 from driver.cluster import RayConnection

@@ -33,9 +33,8 @@ import logging
 import shlex
 import subprocess
 import sys
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
-from typing import Any, Protocol
 
 import numpy as np
 import torch
@@ -46,6 +45,7 @@ from brain.train.checkpoint import load_checkpoint, model_from_checkpoint, save_
 from brain.train.cluster import cluster_games, connect_cluster
 from brain.train.export import export_checkpoint
 from brain.train.model import PolicyValueModel
+from brain.train.rlstate import Learner, RlConfig, RlState
 from brain.train.selfplay import (
     HEURISTIC,
     ReplayBuffer,
@@ -63,99 +63,6 @@ log = logging.getLogger("brain.train")
 
 #: Added to the run's seed for its gating openings (apart from self-play's streams).
 GATE_SEED = 7_919
-
-
-@dataclass
-class RlConfig:
-    """Settings of a reinforcement run (saved in ``state.json``)."""
-
-    out: str
-    #: ``conv`` or ``line`` (see the module docstring).
-    network: str = "conv"
-    #: Starting checkpoint of the trained network (None: a fresh model).
-    initial: str | None = None
-    #: Starting best player: a weights file, or ``heuristic`` (conv); None: the network's
-    #: own first player (:meth:`Learner.first_best`).
-    best: str | None = None
-    iterations: int = 10
-    games: int = 32
-    steps: int = 200
-    batch_size: int = 256
-    lr: float = 5e-4
-    weight_decay: float = 1e-4
-    value_weight: float = 1.0
-    buffer: int = 100_000
-    playouts: int = 160
-    gate_pairs: int = 6
-    gate_playouts: int = 200
-    gate_tc_ms: int = 0
-    gate_score: float = 0.55
-    threads: int = 1
-    seed: int = 0
-    blocks: int = 6
-    channels: int = 48
-    #: Line network: sample files (``linenet-data``) mixed into every training batch
-    #: choice, and their share of the batches (the rest: self-play).
-    base: list[str] = field(default_factory=list)
-    base_share: float = 0.3
-    #: Openings of the gating matches (3 stones, 15x15), none of which self-play uses.
-    gate_openings: int = 200
-
-
-@dataclass
-class RlState:
-    """Progress of a run: the iteration in hand, the best player and the record."""
-
-    config: RlConfig
-    iteration: int = 0
-    best: str = HEURISTIC
-    trained_iteration: int = -1
-    history: list[dict[str, Any]] = field(default_factory=list)
-
-    @classmethod
-    def open(cls, config: RlConfig) -> RlState:
-        path = Path(config.out) / "state.json"
-        if not path.exists():
-            return cls(config, best=config.best or learner_for(config).first_best())
-        data = json.loads(path.read_text())
-        saved = RlConfig(**data["config"])
-        if asdict(saved) != {**asdict(config), "iterations": saved.iterations}:
-            raise ValueError(f"{config.out} holds a run with other settings; use another "
-                             "--out or the same settings (only --iterations may change)")
-        saved.iterations = config.iterations
-        return cls(saved, data["iteration"], data["best"], data["trained_iteration"],
-                   data["history"])
-
-    def save(self) -> None:
-        path = Path(self.config.out) / "state.json"
-        temporary = path.with_suffix(".tmp")
-        temporary.write_text(json.dumps({
-            "config": asdict(self.config), "iteration": self.iteration, "best": self.best,
-            "trained_iteration": self.trained_iteration, "history": self.history,
-        }, indent=2))
-        temporary.replace(path)
-
-
-class Learner(Protocol):
-    """What the loop needs of one kind of network."""
-
-    def first_best(self) -> str:
-        """The best player of a run that names none."""
-
-    def play(self, state: RlState, games: int, excluded: frozenset,
-             connection: RayConnection | None) -> None:
-        """Add ``games`` self-play games of ``state.best`` to ``OUT/replay`` (on the
-        cluster of ``connection``, if any), from openings none of ``excluded``."""
-
-    def train(self, state: RlState) -> dict[str, float]:
-        """Take the iteration's optimizer steps; returns the replay's sample count and
-        the mean losses."""
-
-    def export(self, state: RlState, candidate: Path) -> None:
-        """Write the trained network's weights to ``candidate``."""
-
-    def brain_command(self, best: str, playouts: int) -> str:
-        """The arena brain command line of a player."""
 
 
 class ConvLearner:
@@ -296,8 +203,8 @@ def run(config: RlConfig, cluster: str | None = None) -> RlState:
 def _iterate(config: RlConfig, connection: RayConnection | None) -> RlState:
     out = Path(config.out)
     out.mkdir(parents=True, exist_ok=True)
-    state = RlState.open(config)
-    learner = learner_for(state.config)
+    learner = learner_for(config)
+    state = RlState.open(config, learner.first_best())
     excluded = opening_keys(load_openings(gate_openings(state.config), width=15))
     replay = out / "replay"
     while state.iteration < state.config.iterations:

@@ -1,0 +1,110 @@
+"""The settings and progress of a reinforcement run (:mod:`brain.train.reinforce`), and what
+the loop needs of each kind of network it trains (:class:`Learner`: the convolutional
+network's in :mod:`brain.train.reinforce`, the line network's in
+:mod:`brain.train.linerl`)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from brain.train.selfplay import HEURISTIC
+from driver.cluster import RayConnection
+
+
+@dataclass
+class RlConfig:
+    """Settings of a reinforcement run (saved in ``state.json``)."""
+
+    out: str
+    #: ``conv`` or ``line`` (see the module docstring).
+    network: str = "conv"
+    #: Starting checkpoint of the trained network (None: a fresh model).
+    initial: str | None = None
+    #: Starting best player: a weights file, or ``heuristic`` (conv); None: the network's
+    #: own first player (:meth:`Learner.first_best`).
+    best: str | None = None
+    iterations: int = 10
+    games: int = 32
+    steps: int = 200
+    batch_size: int = 256
+    lr: float = 5e-4
+    weight_decay: float = 1e-4
+    value_weight: float = 1.0
+    buffer: int = 100_000
+    playouts: int = 160
+    gate_pairs: int = 6
+    gate_playouts: int = 200
+    gate_tc_ms: int = 0
+    gate_score: float = 0.55
+    threads: int = 1
+    seed: int = 0
+    blocks: int = 6
+    channels: int = 48
+    #: Line network: sample files (``linenet-data``) mixed into every training batch
+    #: choice, and their share of the batches (the rest: self-play).
+    base: list[str] = field(default_factory=list)
+    base_share: float = 0.3
+    #: Openings of the gating matches (3 stones, 15x15), none of which self-play uses.
+    gate_openings: int = 200
+
+
+@dataclass
+class RlState:
+    """Progress of a run: the iteration in hand, the best player and the record."""
+
+    config: RlConfig
+    iteration: int = 0
+    best: str = HEURISTIC
+    trained_iteration: int = -1
+    history: list[dict[str, Any]] = field(default_factory=list)
+
+    @classmethod
+    def open(cls, config: RlConfig, first_best: str = HEURISTIC) -> RlState:
+        """The run of ``config.out``: resumed, or new with ``config.best`` (else
+        ``first_best``, the learner's own first player) as its best player; raises
+        ValueError for a saved run with other settings."""
+        path = Path(config.out) / "state.json"
+        if not path.exists():
+            return cls(config, best=config.best or first_best)
+        data = json.loads(path.read_text())
+        saved = RlConfig(**data["config"])
+        if asdict(saved) != {**asdict(config), "iterations": saved.iterations}:
+            raise ValueError(f"{config.out} holds a run with other settings; use another "
+                             "--out or the same settings (only --iterations may change)")
+        saved.iterations = config.iterations
+        return cls(saved, data["iteration"], data["best"], data["trained_iteration"],
+                   data["history"])
+
+    def save(self) -> None:
+        path = Path(self.config.out) / "state.json"
+        temporary = path.with_suffix(".tmp")
+        temporary.write_text(json.dumps({
+            "config": asdict(self.config), "iteration": self.iteration, "best": self.best,
+            "trained_iteration": self.trained_iteration, "history": self.history,
+        }, indent=2))
+        temporary.replace(path)
+
+
+class Learner(Protocol):
+    """What the loop needs of one kind of network."""
+
+    def first_best(self) -> str:
+        """The best player of a run that names none."""
+
+    def play(self, state: RlState, games: int, excluded: frozenset,
+             connection: RayConnection | None) -> None:
+        """Add ``games`` self-play games of ``state.best`` to ``OUT/replay`` (on the
+        cluster of ``connection``, if any), from openings none of ``excluded``."""
+
+    def train(self, state: RlState) -> dict[str, float]:
+        """Take the iteration's optimizer steps; returns the replay's sample count and
+        the mean losses."""
+
+    def export(self, state: RlState, candidate: Path) -> None:
+        """Write the trained network's weights to ``candidate``."""
+
+    def brain_command(self, best: str, playouts: int) -> str:
+        """The arena brain command line of a player."""
