@@ -11,7 +11,7 @@ ENGINE_NAMES = ("heuristic", "mcts", "linenet", "alphabeta")
 #: The line-pattern network's weights in the weights folder (``--engine linenet``).
 LINE_NETWORK_FILE = "linenet.npz"
 #: The engine pbrain-zero plays with unless told otherwise.
-DEFAULT_ENGINE = "mcts"
+DEFAULT_ENGINE = "linenet"
 #: What the network does in the tree search: re-rank the moves of the nodes the search
 #: returns to, the pattern model valuing every leaf ("priors"); or value every leaf
 #: and give its priors ("leaves").

@@ -51,7 +51,7 @@ def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _board() -> BoardServer:
     rapfi_like = parse_brain(f"{sys.executable} {RAPFI_LIKE}", name="rapfi-like")
-    board = board_server([builtin_brain("mcts"), rapfi_like, builtin_brain("heuristic")],
+    board = board_server([builtin_brain("linenet"), rapfi_like, builtin_brain("heuristic")],
                          port=0)
     board.start()
     return board

@@ -69,7 +69,7 @@ def test_a_brain_lists_the_extensions_it_reads_in_about() -> None:
                          (builtin_brain("heuristic"), set()), (rapfi_like(), set())):
         with BrainProcess.spawn(spec.argv(), cwd=spec.cwd) as brain:
             assert about_extensions(brain.about(timeout=15.0).fields) == listed
-    assert builtin_brain("mcts").name == "pbrain-zero"  # the default engine, named
+    assert builtin_brain("linenet").name == "pbrain-zero"  # the default engine, named
 
 
 def test_an_error_answer_to_an_unknown_info_is_not_a_refusal() -> None:
@@ -114,7 +114,7 @@ def test_rapfi_lines_make_a_report() -> None:
 
 
 def _think(info: dict[str, str]) -> tuple[str, ...]:
-    spec = builtin_brain("mcts")
+    spec = builtin_brain("linenet")
     with BrainProcess.spawn(spec.argv(), cwd=spec.cwd) as brain:
         brain.start(15, timeout_turn_ms=3000, info=info)
         reply = brain.play([(7, 7), (8, 8), (7, 8)], timeout=10.0)
@@ -138,7 +138,7 @@ def test_pbrain_zero_reports_its_search_only_when_asked() -> None:
 
 @pytest.fixture()
 def server() -> Iterator[BoardServer]:
-    board = board_server([builtin_brain("mcts"), builtin_brain("heuristic")], port=0)
+    board = board_server([builtin_brain("linenet"), builtin_brain("heuristic")], port=0)
     board.start()
     yield board
     board.stop()

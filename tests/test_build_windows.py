@@ -122,7 +122,7 @@ def test_exe_plays_the_linux_brain_inside_the_turn_time(windows_build: Path,
                                                         wine_env: dict[str, str],
                                                         tmp_path: Path) -> None:
     exe = windows_build / "onedir" / NAME / f"{NAME}.exe"
-    _run_arena(["run", str(exe), "builtin:mcts", "--name", "1=windows", "--name", "2=linux",
+    _run_arena(["run", str(exe), "builtin:linenet", "--name", "1=windows", "--name", "2=linux",
                 "--games", "2", "--random-openings", "1", "--tc", str(TURN_MS),
                 "--move-limit", "40", "--no-progress", "--out", str(tmp_path / "run")],
                wine_env, timeout=300)
