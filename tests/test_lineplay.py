@@ -18,7 +18,7 @@ from brain.game.openings import Opening, load_openings
 from brain.game.referee import judge_move
 from brain.game.rules import Rule
 from brain.resources import weights_dir
-from brain.train.linenet import BatchMaker
+from brain.train.linenet import BatchMaker, export, load_model
 from brain.train.lineplay import (
     SOURCE,
     LineGame,
@@ -186,6 +186,10 @@ def test_the_line_reinforcement_loop_trains_gates_and_resumes(tmp_path: Path) ->
     assert record["policy_loss"] > 0 and record["value_loss"] > 0
     candidate = LineNet.from_file(tmp_path / "candidates" / "iter-0000.npz")
     assert candidate.dim == LineNet.from_file(SHIPPED).dim
+    # Its torch model is kept beside it, and exports to the same tables.
+    kept = load_model(tmp_path / "candidates" / "iter-0000.pt")
+    with np.load(tmp_path / "candidates" / "iter-0000.npz") as exported:
+        assert np.array_equal(export(kept).table, exported["table"])
     # The trained model moved away from the shipped one, a little.
     trained = torch.load(tmp_path / "train" / "last.pt", weights_only=False)
     shipped = torch.load(weights_dir() / "linenet-model.pt", weights_only=False)

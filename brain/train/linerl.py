@@ -73,10 +73,17 @@ class LineLearner:
         return {"samples": len(window), **losses}
 
     def export(self, state: RlState, candidate: Path) -> None:
-        model = load_model(Path(state.config.out) / "train" / "last.pt")
+        """The candidate's tables, and beside them (``.pt``) its torch model, which
+        shipping it needs (``weights/linenet-model.pt``: the tests check the tables
+        against it) and the next iteration's checkpoint would overwrite."""
+        last = Path(state.config.out) / "train" / "last.pt"
+        model = load_model(last)
         candidate.parent.mkdir(parents=True, exist_ok=True)
         export(model, f"self-play iteration {state.iteration} of {state.config.out}"
                ).save(candidate)
+        checkpoint = torch.load(last, map_location="cpu", weights_only=False)
+        torch.save({"model": checkpoint["model"], "config": checkpoint["config"],
+                    "step": checkpoint["step"]}, candidate.with_suffix(".pt"))
 
     def brain_command(self, best: str, playouts: int) -> str:
         budget = f" --playouts {playouts}" if playouts else ""
