@@ -506,7 +506,11 @@ class Trainer:
 
 def load_model(path: str | Path, device: str = "cpu") -> LineNetModel:
     """The model of a checkpoint (``last.pt``)."""
-    state = torch.load(path, map_location=device, weights_only=False)
+    return model_of(torch.load(path, map_location=device, weights_only=False))
+
+
+def model_of(state: dict) -> LineNetModel:
+    """The model of a loaded checkpoint (``model`` weights, ``config`` of its run)."""
     model = LineNetModel(ModelConfig(**state["config"]["model"]))
     model.load_state_dict(state["model"])
     return model.eval()

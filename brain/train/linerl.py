@@ -23,7 +23,7 @@ import torch
 from brain.catalog import LINE_NETWORK_FILE
 from brain.resources import weights_dir
 from brain.train.cluster import cluster_games
-from brain.train.linenet import RunConfig, Trainer, export, load_model
+from brain.train.linenet import RunConfig, Trainer, export, model_of
 from brain.train.lineplay import SOURCE, LinePlayConfig, local_games, replay_window, write_games
 from brain.train.rlstate import RlState
 from brain.train.samples import SampleStore
@@ -76,12 +76,11 @@ class LineLearner:
         """The candidate's tables, and beside them (``.pt``) its torch model, which
         shipping it needs (``weights/linenet-model.pt``: the tests check the tables
         against it) and the next iteration's checkpoint would overwrite."""
-        last = Path(state.config.out) / "train" / "last.pt"
-        model = load_model(last)
+        checkpoint = torch.load(Path(state.config.out) / "train" / "last.pt",
+                                map_location="cpu", weights_only=False)
         candidate.parent.mkdir(parents=True, exist_ok=True)
-        export(model, f"self-play iteration {state.iteration} of {state.config.out}"
-               ).save(candidate)
-        checkpoint = torch.load(last, map_location="cpu", weights_only=False)
+        export(model_of(checkpoint), f"self-play iteration {state.iteration} of "
+                                     f"{state.config.out}").save(candidate)
         torch.save({"model": checkpoint["model"], "config": checkpoint["config"],
                     "step": checkpoint["step"]}, candidate.with_suffix(".pt"))
 
