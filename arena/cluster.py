@@ -54,7 +54,6 @@ from typing import Any
 
 from arena.brainspec import BrainSpec
 from arena.game import GameAborted, GameSettings, Observer, play_game
-from arena.reaper import Reaper
 from arena.rundir import RunDir
 from arena.tournament import TournamentError, probe_names, spawn_brain
 from brain.game.openings import Opening
@@ -241,10 +240,6 @@ def _check_on_node(brains: Sequence[_NodeBrain], blobs: dict[str, Any]) -> str |
     return None
 
 
-#: Kills this worker's brains if the worker dies (one reaper per worker process).
-_REAPER = Reaper()
-
-
 @dataclass(frozen=True)
 class _GameOrder:
     black: _NodeBrain
@@ -278,15 +273,11 @@ class _NodePlayer:
 
     def acquire(self) -> BrainProcess:
         order = self._order
-        _REAPER.start()
-        brain = spawn_brain(self._spec, self.name, self._logs, order.game_id, order.settings,
-                            order.transcripts)
-        _REAPER.watch(brain.pid)
-        return brain
+        return spawn_brain(self._spec, self.name, self._logs, order.game_id, order.settings,
+                           order.transcripts)
 
     def release(self, brain: BrainProcess, healthy: bool) -> None:
         brain.close()
-        _REAPER.forget(brain.pid)
 
 
 def _play_on_node(order: _GameOrder) -> _PlayedGame:

@@ -1,12 +1,12 @@
 """``python -m arena.reaper``: ends the brains of a process that died without ending them.
 
-A cluster node plays games in a Ray worker process, which starts every brain in a session of
-its own (:class:`driver.client.BrainProcess`). If the worker is killed (``ray.cancel``, a
-node shutting down, the out-of-memory killer, a test), nothing would end those brains, and a
-brain frozen with SIGSTOP between its moves would never even see its pipes close. So the
-worker starts one reaper (:class:`Reaper`) with a pipe on its stdin and tells it each
-brain's session as it starts (``+SID``) and ends (``-SID``). End of input means the worker
-is gone: the reaper kills every session still listed, then exits.
+The arena (a run's driver, or a cluster node's Ray worker) starts every brain in a session
+of its own (:class:`driver.client.BrainProcess`). If that process is killed (SIGKILL,
+``ray.cancel``, a node shutting down, the out-of-memory killer, a test), nothing would end
+those brains, and a brain frozen with SIGSTOP between its moves would never even see its
+pipes close. So each such process starts one reaper (:data:`REAPER`) with a pipe on its
+stdin and tells it each brain's session as it starts (``+SID``) and ends (``-SID``). End of
+input means the process is gone: the reaper kills every session still listed, then exits.
 
 The reaper detaches from the worker at once (it forks, and the process the worker started
 exits): a worker that exits on its own (its node's raylet died) kills its direct children,
@@ -25,7 +25,7 @@ from typing import IO
 
 from driver.client import session_pids
 
-__all__ = ["Reaper", "kill_session", "main"]
+__all__ = ["REAPER", "Reaper", "kill_session", "main"]
 
 
 def kill_session(session_id: int) -> None:
@@ -81,6 +81,10 @@ class Reaper:
     def forget(self, session_id: int) -> None:
         """Session ``session_id`` was ended here."""
         self._send(f"-{session_id}")
+
+
+#: This process's reaper (started by the first brain it watches).
+REAPER = Reaper()
 
 
 def main() -> int:

@@ -41,6 +41,7 @@ from arena.game import (
     play_game,
 )
 from arena.progress import Progress
+from arena.reaper import REAPER
 from arena.report import Report, build_report
 from arena.rundir import RunDir, RunDirError
 from arena.schedule import PairJob, build_schedule
@@ -275,11 +276,14 @@ def probe_names(specs: Sequence[BrainSpec], about_timeout_s: float = 3.0) -> lis
 def spawn_brain(spec: BrainSpec, name: str, out: RunDir, game_id: int,
                 settings: GameSettings, transcripts: bool) -> BrainProcess:
     """Start ``spec`` for game ``game_id``: its stderr (unless merged) and transcript go to
-    ``out``'s log files.
+    ``out``'s log files. The brain's session is this process's :data:`~arena.reaper.REAPER`
+    to kill should this process die before it closes the brain.
 
     :raises BrainError: the process cannot be started.
     """
     merged = settings.merge_stderr
+    # Started first: a brain started before it would be nobody's to kill meanwhile.
+    REAPER.start()
     brain = BrainProcess.spawn(
         spec.argv(), cwd=spec.cwd, name=name,
         stderr_path=None if merged else out.log_path(game_id, name, "stderr"),
@@ -287,6 +291,8 @@ def spawn_brain(spec: BrainSpec, name: str, out: RunDir, game_id: int,
         transcript=out.log_path(game_id, name, "io") if transcripts else None,
     )
     brain.skip_non_moves = settings.skip_non_moves
+    REAPER.watch(brain.pid)
+    brain.on_shutdown = REAPER.forget
     return brain
 
 

@@ -420,6 +420,9 @@ class BrainProcess:
         #: that is not one (ERROR, UNKNOWN, junk) instead of failing; the window still
         #: runs, and the skipped lines come back in :attr:`MoveResult.skipped`.
         self.skip_non_moves = False
+        #: Called once with :attr:`pid` when the process tree has been killed (by
+        #: :meth:`close` or :meth:`kill`): whoever watches the session can forget it.
+        self.on_shutdown: Callable[[int], None] | None = None
         self._readers = [
             threading.Thread(target=self._read_stdout, name=f"{name}-stdout", daemon=True)]
         if not self.merged_stderr:
@@ -578,6 +581,9 @@ class BrainProcess:
         tournament may call it from another thread while a request is waiting)."""
         self._closed = True
         kill_tree(self._process)
+        ended, self.on_shutdown = self.on_shutdown, None
+        if ended is not None:
+            ended(self.pid)
         with contextlib.suppress(subprocess.TimeoutExpired):
             self._process.wait(timeout=5.0)
         if self._process.stdin is not None:

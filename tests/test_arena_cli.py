@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+import uuid
 from pathlib import Path
 
 import pytest
@@ -231,9 +232,25 @@ def _lines(path: Path) -> list[str]:
     return path.read_text().splitlines() if path.exists() else []
 
 
+def _processes_named(marker: str) -> list[int]:
+    """Live processes whose command line holds ``marker``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if marker.encode() in (entry / "cmdline").read_bytes():
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+    return found
+
+
 def test_killed_run_resumes_without_losing_or_repeating_games(tmp_path: Path) -> None:
     out = tmp_path / "run"
-    brains = [f"{sys.executable} {FAULTY} --think 0.02", f"{sys.executable} {FAULTY}"]
+    # A name of their own, to find any brain the kill leaves alive.
+    marker = f"killed-run-{uuid.uuid4().hex}"
+    brains = [f"{sys.executable} {FAULTY} --think 0.02 --name {marker}",
+              f"{sys.executable} {FAULTY} --name {marker}"]
     command = [sys.executable, "-m", "arena", "run", *brains, "--name", "1=slow",
                "--name", "2=fast", "--pairs", "8", "--random-openings", "3", "-j", "2",
                "--out", str(out)]
@@ -247,6 +264,12 @@ def test_killed_run_resumes_without_losing_or_repeating_games(tmp_path: Path) ->
     process.wait()
     before = _lines(out / "games.jsonl")
     assert 5 <= len(before) < 16, "the run was not killed mid-way"
+    # The brain frozen (SIGSTOP) between its moves never sees its pipe close: the run's
+    # reaper must end it.
+    deadline = time.monotonic() + 10
+    while _processes_named(marker) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _processes_named(marker) == []
 
     finished = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True,
                               timeout=120)
