@@ -235,65 +235,112 @@ def _peaks(profile: np.ndarray, share: float) -> tuple[np.ndarray, np.ndarray]:
     return index + np.clip(offset, -0.5, 0.5), strength
 
 
-def _runs(positions: np.ndarray, strengths: np.ndarray, min_gap: float) -> list[np.ndarray]:
-    """Runs of peaks with nearly even spacing (each as indices into ``positions``),
-    longest first: every peak starts a run with each of its next few peaks, and a run
-    grows while a peak lies where the last two predict."""
-    found: list[tuple[int, float, list[int]]] = []
+#: How far a peak may lie from where the last two predict it, in spacings: the lines of
+#: a rectified grid are evenly spaced up to what perspective and the lens leave, which
+#: changes a spacing by a few per cent from one line to the next; a board's edge or a
+#: table's grain beyond the last line is further off.
+RUN_TOLERANCE = 0.15
+
+
+def _runs(positions: np.ndarray, strengths: np.ndarray, min_gap: float
+          ) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Runs of peaks with nearly even spacing, longest first (a peak missing inside a
+    run counts half), as (line positions, heights; a missing peak's height is 0):
+    every peak starts a run with each of its next few peaks, and a run grows while a
+    peak lies where the last two predict. One line of a run may be missing at a time (a
+    row of stones hides it): then the peak after it must lie where it is predicted."""
+    found: list[tuple[float, float, list[float], list[float]]] = []
     count = len(positions)
     for a in range(count):
         for b in range(a + 1, min(count, a + 5)):
             step = positions[b] - positions[a]
             if step < min_gap:
                 continue
-            run = [a, b]
+            run = [float(positions[a]), float(positions[b])]
+            height = [float(strengths[a]), float(strengths[b])]
             for direction in (1, -1):
                 while True:
                     last, before = (run[-1], run[-2]) if direction == 1 else (run[0], run[1])
-                    gap = positions[last] - positions[before]
-                    target = positions[last] + gap
-                    near = int(np.argmin(np.abs(positions - target)))
-                    if abs(positions[near] - target) > 0.2 * abs(gap) or near in run:
+                    gap = last - before
+                    grown = []
+                    for ahead in (1, 2):
+                        target = last + ahead * gap
+                        near = int(np.argmin(np.abs(positions - target)))
+                        if abs(positions[near] - target) <= RUN_TOLERANCE * abs(gap):
+                            grown = [(float(positions[near]), float(strengths[near]))]
+                            if ahead == 2:  # the line between is hidden
+                                grown.insert(0, ((last + positions[near]) / 2, 0.0))
+                            break
+                        if ahead == 1 and (min(height[-2:]) == 0 if direction == 1
+                                           else min(height[:2]) == 0):
+                            break  # no two lines missing in a row
+                    if not grown or any(abs(p - q) < 0.5 * abs(gap) for p, _ in grown
+                                        for q in run):
                         break
-                    if direction == 1:
-                        run.append(near)
-                    else:
-                        run.insert(0, near)
-            found.append((len(run), float(strengths[run].mean()), run))
+                    for place, value in grown:
+                        if direction == 1:
+                            run.append(place)
+                            height.append(value)
+                        else:
+                            run.insert(0, place)
+                            height.insert(0, value)
+            # A run started on an uneven pair (a board's edge and the last line) keeps
+            # that pair: drop an end whose spacing is not its neighbour's.
+            while len(run) > 3 and abs((run[1] - run[0]) - (run[2] - run[1])) > \
+                    RUN_TOLERANCE * abs(run[2] - run[1]):
+                del run[0], height[0]
+            while len(run) > 3 and abs((run[-1] - run[-2]) - (run[-2] - run[-3])) > \
+                    RUN_TOLERANCE * abs(run[-2] - run[-3]):
+                del run[-1], height[-1]
+            heights = np.array(height)
+            seen = heights > 0
+            found.append((float(seen.sum()) + 0.5 * float((~seen).sum()),
+                          float(heights[seen].mean()), run, height))
     found.sort(key=lambda item: (-item[0], -item[1]))
-    return [np.array(run) for _, _, run in found]
+    return [(np.array(run), np.array(height)) for _, _, run, height in found]
 
 
-def _lattice(profile: np.ndarray, min_gap: float) -> tuple[np.ndarray, np.ndarray] | None:
+def _lattice(profile: np.ndarray, min_gap: float
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """The grid lines' positions in a projection: the longest even run of the clear
     peaks, carried on at both ends through faint ones (lines that stones hide for most
-    of their length); and the faint peaks themselves (for :func:`_variants`)."""
+    of their length); the faint peaks themselves and the heights of the run's peaks
+    (for :func:`_variants`)."""
     positions, strengths = _peaks(profile, 0.25)
     if len(positions) < MIN_LINES:
         return None
     runs = _runs(positions, strengths, min_gap)
-    if not runs or len(runs[0]) < MIN_LINES:
+    if not runs or len(runs[0][0]) < MIN_LINES:
         return None
-    run = list(positions[runs[0]])
-    faint, _ = _peaks(profile, 0.05)
+    run, height = (list(values) for values in runs[0])
+    faint, faint_height = _peaks(profile, 0.05)
     for grow in (1, -1):
         while True:
             last, before = (run[-1], run[-2]) if grow == 1 else (run[0], run[1])
             target = 2 * last - before
-            near = faint[np.argmin(np.abs(faint - target))]
-            if abs(near - target) > 0.12 * abs(last - before):
+            k = int(np.argmin(np.abs(faint - target)))
+            if abs(faint[k] - target) > 0.12 * abs(last - before):
                 break
             if grow == 1:
-                run.append(float(near))
+                run.append(float(faint[k]))
+                height.append(float(faint_height[k]))
             else:
-                run.insert(0, float(near))
-    return np.array(run), faint
+                run.insert(0, float(faint[k]))
+                height.insert(0, float(faint_height[k]))
+    return np.array(run), faint, np.array(height)
 
 
-def _variants(run: np.ndarray, faint: np.ndarray) -> list[np.ndarray]:
+#: Below this ratio of the mean heights of a run's two halves (every other peak), the
+#: weaker half may be the edges of rows of stones rather than lines.
+HALVES_APART = 0.6
+
+
+def _variants(run: np.ndarray, faint: np.ndarray, height: np.ndarray) -> list[np.ndarray]:
     """The run, then the other lattices it may be mistaken for: every line of a crowded
     board whose every other line the stones hide (a faint peak halfway in nearly every
-    gap), and every other peak of a run that took the edges of rows of stones for lines."""
+    gap), and every other peak of a run that took the edges of rows of stones for lines
+    (only where one half of its peaks is clearly weaker than the other: a board's lines
+    are all alike)."""
     found = [run]
     middles = (run[:-1] + run[1:]) / 2
     gaps = np.diff(run)
@@ -303,7 +350,9 @@ def _variants(run: np.ndarray, faint: np.ndarray) -> list[np.ndarray]:
         dense[0::2], dense[1::2] = run, middles
         found.append(dense)
     if len(run) >= 2 * MIN_LINES - 1:
-        found += [run[0::2], run[1::2]]
+        even, odd = float(height[0::2].mean()), float(height[1::2].mean())
+        if min(even, odd) < HALVES_APART * max(even, odd):
+            found += [run[0::2], run[1::2]]
     return found
 
 
@@ -571,7 +620,7 @@ def find_grid(gray: np.ndarray, dark_lines: bool = True, seed: int = 0) -> Grid:
             continue
         candidate = _refine(lines, Grid(len(xs), len(ys), matrix, 0.0,
                                         (width / 2, height / 2), max(width, height) / 2, 1.0))
-        partial, crossed = _t_junctions(lines, candidate)
+        partial, crossed = _t_junctions(lines, gray, dark_lines, candidate)
         share = partial / max(crossed, 1)
         if best is None or share < best[0]:
             best = (share, partial, crossed, candidate)
@@ -583,6 +632,9 @@ def find_grid(gray: np.ndarray, dark_lines: bool = True, seed: int = 0) -> Grid:
     if share > MOST_T_JUNCTIONS:
         raise NoBoardFound(f"the lines found meet in T-junctions at {partial} of {crossed} "
                            "crossings, not in crosses: this is no board's grid", stage=2)
+    trimmed = _trim_fitted(lines, grid)
+    if trimmed is not grid:
+        grid = _refine(lines, trimmed)
     completed = _complete(lines, grid)
     if completed is not grid:
         grid = _refine(lines, completed)
@@ -635,6 +687,65 @@ def _beyond(lines: np.ndarray, grid: Grid) -> dict[str, tuple[float, float]]:
     return found
 
 
+#: An outer band of the fitted grid whose crossing lines reach less than this share of
+#: the inner bands' is a board's margin: the line beyond it is the board's edge or the
+#: grain of its wood, not a grid line.
+MARGIN_REACH = 0.4
+
+
+def _band_reach(canvas: np.ndarray, count: int, across: int, vertical: bool,
+                cell: int) -> np.ndarray:
+    """For each band between two neighbouring lines of one family on a fitted canvas
+    (line ``i`` at ``(i + 1) * cell``), how strongly the other family's ``across`` lines
+    run through its middle: the upper quartile of their median responses."""
+    found = []
+    for k in range(count - 1):
+        a, b = round((k + 1.2) * cell), round((k + 1.8) * cell)
+        strengths = []
+        for line in range(across):
+            c = (line + 1) * cell
+            part = canvas[c - 1:c + 2, a:b] if vertical else canvas[a:b, c - 1:c + 2].T
+            strengths.append(float(np.median(part.max(axis=0))))
+        found.append(float(np.percentile(strengths, 75)))
+    return np.array(found)
+
+
+def _trim_fitted(lines: np.ndarray, grid: Grid) -> Grid:
+    """The grid without outer lines that the other family does not reach, measured on
+    the fitted grid (perspective and lens undone, so a line that stops at the last grid
+    line leaks nothing into the band beyond it). Per band, the strongest quarter of its
+    crossing lines counts, so that a row of stones along an edge, which hides most of
+    them, does not make a band look empty."""
+    cell = 16
+    while True:
+        canvas = grid.warp(lines, cell, margin=1.0)
+        x_bands = _band_reach(canvas, grid.lines_x, grid.lines_y, True, cell)
+        y_bands = _band_reach(canvas, grid.lines_y, grid.lines_x, False, cell)
+        side = None
+        for name, values, count in (("left", x_bands, grid.lines_x),
+                                    ("right", x_bands[::-1], grid.lines_x),
+                                    ("top", y_bands, grid.lines_y),
+                                    ("bottom", y_bands[::-1], grid.lines_y)):
+            if count > MIN_LINES and values[0] < MARGIN_REACH * np.median(values):
+                side = name
+                break
+        if side is None:
+            return grid
+        grid = _shrink(grid, side)
+
+
+def _shrink(grid: Grid, side: str) -> Grid:
+    """The grid without its outer line on ``side``."""
+    matrix, lines_x, lines_y = grid.to_lattice, grid.lines_x, grid.lines_y
+    if side == "left":
+        matrix = np.array([[1, 0, -1], [0, 1, 0], [0, 0, 1.0]]) @ matrix
+    elif side == "top":
+        matrix = np.array([[1, 0, 0], [0, 1, -1], [0, 0, 1.0]]) @ matrix
+    lines_x -= side in ("left", "right")
+    lines_y -= side in ("top", "bottom")
+    return Grid(lines_x, lines_y, matrix, grid.k1, grid.centre, grid.norm, grid.residual)
+
+
 def _extend(grid: Grid, side: str) -> Grid:
     """The grid with one more line on ``side``."""
     matrix, lines_x, lines_y = grid.to_lattice, grid.lines_x, grid.lines_y
@@ -681,25 +792,40 @@ def _complete(lines: np.ndarray, grid: Grid) -> Grid:
 CLEAR_CROSSINGS, MOST_T_JUNCTIONS = 0.3, 0.5
 
 
-def _t_junctions(lines: np.ndarray, grid: Grid) -> tuple[int, int]:
-    """How many inner crossings show some but not all four arms of the lines, and how
-    many show any: on a board the four are all there or all hidden (under a stone)."""
+def _t_junctions(lines: np.ndarray, gray: np.ndarray, dark_lines: bool, grid: Grid
+                 ) -> tuple[int, int]:
+    """How many inner crossings show some arms of the lines but miss one where the board
+    is bare, and how many show any: on a board the four arms are all there or all
+    hidden (under a stone). An arm beside a stone or its shadow may vanish from the line
+    map (the filter takes a line touching a dark blob for part of it), so it proves
+    nothing: only an arm missing between bare board counts."""
     cell = 16
     canvas = grid.warp(lines, cell, margin=1.0)
+    board = grid.warp(gray if dark_lines else 255 - gray, cell, margin=1.0)
     steps = np.arange(int(0.15 * cell), int(0.45 * cell) + 1)
+    flank = np.array([-5, -4, 4, 5])  # about 0.3 cell either side of the line
     level = float(np.percentile(canvas, 97))
     partial = crossed = 0
     for j in range(1, grid.lines_y - 1):
         for i in range(1, grid.lines_x - 1):
             cx, cy = (i + 1) * cell, (j + 1) * cell
-            arms = [canvas[cy - 1:cy + 2, cx + steps].max(axis=0).mean(),
-                    canvas[cy - 1:cy + 2, cx - steps].max(axis=0).mean(),
-                    canvas[cy + steps, cx - 1:cx + 2].max(axis=1).mean(),
-                    canvas[cy - steps, cx - 1:cx + 2].max(axis=1).mean()]
-            present = sum(arm > 0.3 * level for arm in arms)
+            bare = float(np.percentile(board[cy - cell:cy + cell + 1, cx - cell:cx + cell + 1],
+                                       90))
+            present = absent = 0
+            for sign, horizontal in ((1, True), (-1, True), (1, False), (-1, False)):
+                if horizontal:
+                    arm = canvas[cy - 1:cy + 2, cx + sign * steps].max(axis=0).mean()
+                    beside = board[cy + flank[:, None], cx + sign * steps[None, :]].mean()
+                else:
+                    arm = canvas[cy + sign * steps, cx - 1:cx + 2].max(axis=1).mean()
+                    beside = board[cy + sign * steps[:, None], cx + flank[None, :]].mean()
+                if arm > 0.3 * level:
+                    present += 1
+                elif beside > 0.75 * bare:
+                    absent += 1
             if present:
                 crossed += 1
-                partial += present < 4
+                partial += absent > 0
     return partial, crossed
 
 
