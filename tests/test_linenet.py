@@ -375,6 +375,11 @@ def test_a_short_training_run_learns_and_exports_to_the_play_path(tmp_path: Path
         assert losses["policy"] < before[name]["policy"], name
     resumed = Trainer(config, store, torch.device("cpu"))
     assert resumed.step == 60
+    # Up to a step: what is left of it (a self-play iteration resumed mid-way), or none.
+    resumed.run(until=64)
+    assert Trainer(config, store, torch.device("cpu")).step == 64
+    resumed.run(until=64)
+    assert resumed.step == 64
     net = LineNet(export(trainer.model.eval()))
     board = POSITIONS[0][1]
     with torch.no_grad():

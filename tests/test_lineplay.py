@@ -3,6 +3,7 @@ loop that trains on them (``python -m brain.train rl --network line``)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -205,6 +206,10 @@ def test_the_line_reinforcement_loop_trains_gates_and_resumes(tmp_path: Path) ->
     assert again.iteration == 1 and len(again.history) == 1
     with pytest.raises(ValueError, match="other settings"):
         RlState.open(RlConfig(out=str(tmp_path), network="line", iterations=1, games=4))
+    # Longer, on more threads: the second iteration's steps end at step 6.
+    longer = run(dataclasses.replace(config, iterations=2, threads=2))
+    assert longer.iteration == 2 and longer.config.threads == 2
+    assert torch.load(tmp_path / "train" / "last.pt", weights_only=False)["step"] == 6
 
 
 def test_the_selfplay_command_plays_line_games(tmp_path: Path) -> None:

@@ -489,20 +489,22 @@ class Trainer:
         self.model.train()
         return out
 
-    def run(self) -> dict[str, float]:
-        """Train for the run's minutes or steps, checkpoint, validate; returns the mean
-        policy and value losses of the steps taken."""
+    def run(self, until: int | None = None) -> dict[str, float]:
+        """Train for the run's minutes or steps (or up to step ``until``: a self-play
+        iteration resumed mid-way takes only its remaining steps), checkpoint, validate;
+        returns the mean policy and value losses of the steps taken."""
         config = self.config
         sums = {"policy": 0.0, "value": 0.0}
         started = time.monotonic()
         last_save = started
         budget = config.minutes * 60
         first = self.step
+        steps = config.steps if until is None else until - first
         autocast = self.device.type == "cuda"
         while True:
             elapsed = time.monotonic() - started
-            progress = (elapsed / budget if config.steps is None
-                        else (self.step - first) / config.steps)
+            progress = (elapsed / budget if steps is None
+                        else (self.step - first) / steps if steps > 0 else 1.0)
             if progress >= 1:
                 break
             for group in self.optimizer.param_groups:

@@ -69,7 +69,8 @@ class LineLearner:
                         initial=c.initial or str(weights_dir() / SHIPPED_MODEL))
         log.info("iteration %d: training on %d self-play samples and %d others on %s",
                  state.iteration, len(window), len(store) - len(window), device)
-        losses = Trainer(run, store, device).run()
+        # Each iteration ends at a fixed step, however often it was resumed.
+        losses = Trainer(run, store, device).run(until=(state.iteration + 1) * c.steps)
         return {"samples": len(window), **losses}
 
     def export(self, state: RlState, candidate: Path) -> None:

@@ -51,6 +51,10 @@ class RlConfig:
     gate_openings: int = 200
 
 
+#: The settings a resumed run may change.
+RESUMABLE = ("iterations", "threads")
+
+
 @dataclass
 class RlState:
     """Progress of a run: the iteration in hand, the best player and the record."""
@@ -71,10 +75,13 @@ class RlState:
             return cls(config, best=config.best or first_best)
         data = json.loads(path.read_text())
         saved = RlConfig(**data["config"])
-        if asdict(saved) != {**asdict(config), "iterations": saved.iterations}:
+        # How long a run goes and how many threads train it change no game or step.
+        if asdict(saved) != {**asdict(config), **{k: getattr(saved, k) for k in RESUMABLE}}:
             raise ValueError(f"{config.out} holds a run with other settings; use another "
-                             "--out or the same settings (only --iterations may change)")
-        saved.iterations = config.iterations
+                             "--out or the same settings (only --iterations and --threads "
+                             "may change)")
+        for name in RESUMABLE:
+            setattr(saved, name, getattr(config, name))
         return cls(saved, data["iteration"], data["best"], data["trained_iteration"],
                    data["history"])
 
