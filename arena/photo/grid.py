@@ -32,7 +32,7 @@ import numpy as np
 
 from arena.photo.errors import BoardCutOff, NoBoardFound
 
-__all__ = ["MIN_LINES", "Grid", "check_margin", "find_grid", "line_map"]
+__all__ = ["MIN_LINES", "Grid", "check_margin", "find_grid", "line_map", "sides_out"]
 
 #: A Gomoku board needs at least 5 lines each way.
 MIN_LINES = 5
@@ -642,7 +642,7 @@ def find_grid(gray: np.ndarray, dark_lines: bool = True, seed: int = 0) -> Grid:
     try:
         check_margin(grid, width, height, 0.0)
     except BoardCutOff:
-        if len(_sides_out(grid, width, height, 0.0)) == 4:  # lines all over: text, fabric
+        if len(sides_out(grid, width, height, 0.0)) == 4:  # lines all over: text, fabric
             raise NoBoardFound("the lines found run off the picture on every side: no board "
                                "in it", stage=2) from None
         raise
@@ -832,13 +832,13 @@ def _t_junctions(lines: np.ndarray, gray: np.ndarray, dark_lines: bool, grid: Gr
 def check_margin(grid: Grid, width: int, height: int, margin: float) -> None:
     """Raise :class:`BoardCutOff` unless the grid and ``margin`` cells around it (where
     the outer stones lie) are wholly in a picture of ``width`` by ``height``."""
-    sides = _sides_out(grid, width, height, margin)
+    sides = sides_out(grid, width, height, margin)
     if sides:
         raise BoardCutOff(f"the board runs off the picture ({', '.join(sides)}): take it "
                           "again with the whole board and a margin around it in the frame")
 
 
-def _sides_out(grid: Grid, width: int, height: int, margin: float) -> list[str]:
+def sides_out(grid: Grid, width: int, height: int, margin: float) -> list[str]:
     """The sides of the picture that the grid and ``margin`` cells around it cross."""
     low_u, high_u = -margin, grid.lines_x - 1 + margin
     low_v, high_v = -margin, grid.lines_y - 1 + margin

@@ -26,7 +26,7 @@ from arena.photo.errors import (
     UncertainStones,
     UnreadableImage,
 )
-from arena.photo.grid import Grid, check_margin, find_grid
+from arena.photo.grid import Grid, check_margin, find_grid, sides_out
 from arena.photo.position import EMPTY, MIN_CONFIDENCE, Layout, Position, count_problem
 from arena.photo.stones import CELL, StoneModel, lattice_centres, point_features
 
@@ -135,6 +135,36 @@ class Measured:
     grid: Grid
     scale: float  # working pixels per picture pixel
     features: dict[str, np.ndarray]  # layout -> one row per point, row by row
+    labels: Layout | None = None  # where coordinates written beside the grid stand
+
+
+def _labelled(lines: np.ndarray, grid: Grid) -> Layout | None:
+    """Where the coordinates written beside the grid stand, if any are there: on the
+    lines (a board played on the intersections) or between them (in the cells). ``lines``
+    is the line map of the canvas (line ``i`` at ``(i + 1) * CELL``); the strips 0.3 to
+    0.9 cells beyond each outer line are looked at."""
+    inside = lines[CELL:grid.lines_y * CELL + 1, CELL:grid.lines_x * CELL + 1]
+    level = float(np.percentile(inside, 97))
+    near, far = round(0.3 * CELL), round(0.9 * CELL)
+    last_x, last_y = grid.lines_x * CELL, grid.lines_y * CELL
+    span_x = slice(CELL // 2, last_x + CELL // 2)
+    span_y = slice(CELL // 2, last_y + CELL // 2)
+    strips = [lines[CELL - far:CELL - near, span_x].sum(axis=0),       # above
+              lines[last_y + near:last_y + far, span_x].sum(axis=0),   # below
+              lines[span_y, CELL - far:CELL - near].sum(axis=1),       # left
+              lines[span_y, last_x + near:last_x + far].sum(axis=1)]   # right
+    on_lines = between = 0.0
+    for profile in strips:
+        if profile.size == 0 or profile.max() < 0.08 * level * (far - near):
+            continue  # no ink beside this side
+        phase = (np.arange(profile.size) + CELL // 2) / CELL % 1.0
+        on_lines += float(profile[(phase < 0.2) | (phase > 0.8)].sum())
+        between += float(profile[(phase > 0.3) & (phase < 0.7)].sum())
+    if between > 2 * on_lines and between > 0:
+        return "cells"
+    if on_lines > 2 * between and on_lines > 0:
+        return "points"
+    return None
 
 
 def _working(image: np.ndarray) -> tuple[np.ndarray, float]:
@@ -167,6 +197,21 @@ def _sharpness(gray: np.ndarray) -> float:
 BLURRED = 0.12
 
 
+def _without_marks(canvas: np.ndarray) -> np.ndarray:
+    """The canvas in grey (float32), with red marks painted over from around them: screen
+    boards mark the last move with a red dot or ring on the stone, which is no part of
+    it (a red dot is as grey as a stone's shadow). Red is no colour of boards, lines or
+    stones (wood is orange: another hue)."""
+    gray = cv2.cvtColor(canvas, cv2.COLOR_BGR2GRAY)
+    hsv = cv2.cvtColor(canvas, cv2.COLOR_BGR2HSV)
+    hue, saturation, value = hsv[:, :, 0], hsv[:, :, 1], hsv[:, :, 2]
+    red = ((hue <= 8) | (hue >= 172)) & (saturation > 150) & (value > 120)
+    if not red.any():
+        return gray.astype(np.float32)
+    mask = cv2.dilate(red.astype(np.uint8), np.ones((3, 3), np.uint8))
+    return cv2.inpaint(gray, mask, 3, cv2.INPAINT_TELEA).astype(np.float32)
+
+
 def measure(image: np.ndarray) -> Measured:
     """Find the grid of ``image`` (BGR) and measure the points of both layouts.
 
@@ -196,7 +241,7 @@ def measure(image: np.ndarray) -> Measured:
         raise NoBoardFound(f"{failure}: give a picture of a whole Gomoku or Go board, its "
                            "grid lines visible", failure.stage)
     canvas = grid.warp(work, CELL, margin=1.0)
-    canvas_gray = cv2.cvtColor(canvas, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    canvas_gray = _without_marks(canvas)
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7))
     lines = cv2.morphologyEx(canvas_gray, cv2.MORPH_BLACKHAT if dark_lines else
                              cv2.MORPH_TOPHAT, kernel)
@@ -210,18 +255,32 @@ def measure(image: np.ndarray) -> Measured:
     for layout in layouts:
         ys, xs = lattice_centres(grid.lines_x, grid.lines_y, 1.0, layout)
         features[layout] = point_features(canvas_gray, lines, ys, xs, layout, inside)
-    return Measured(grid, scale, features)
+    return Measured(grid, scale, features, _labelled(lines, grid))
 
 
-def _layout(probabilities: dict[str, np.ndarray], grid: Grid) -> Layout:
-    """The layout whose points hold stones; for an empty board, the one that gives a
-    usual size (15, 19 or 20 lines: points; 16 or 21 lines: cells of 15 or 20)."""
+#: Cells of room beyond the outer lines that a board played on the intersections needs
+#: to show a stone on its edge (a stone's radius).
+EDGE_STONE_ROOM = 0.45
+
+
+def _layout(probabilities: dict[str, np.ndarray], measured: Measured, width: int,
+            height: int) -> Layout:
+    """The layout whose points hold stones. An empty board shows none: it is drawn in
+    cells if the picture ends too close to its outer lines for a stone on an edge
+    intersection (a screen board drawn in cells often ends at its last line); else where
+    its coordinates stand, if it has any; else the layout that gives a usual size (15,
+    19 or 20 lines: points; 16 or 21 lines: cells of 15 or 20)."""
+    grid = measured.grid
     score = {}
     for layout, p in probabilities.items():
         stones = p.argmax(axis=1) != EMPTY
         score[layout] = float((1 - p[stones, EMPTY]).sum())
     if max(score.values()) >= 1.0:
         return "points" if score["points"] >= score["cells"] else "cells"
+    if sides_out(grid, width, height, EDGE_STONE_ROOM):
+        return "cells"
+    if measured.labels is not None:
+        return measured.labels
     usual_cells = {16, 21}
     return "cells" if grid.lines_x in usual_cells and grid.lines_y in usual_cells else "points"
 
@@ -242,14 +301,14 @@ def read_board(image: np.ndarray | str | Path | bytes, layout: Layout | None = N
     model = _model()
     probabilities = {name: model.probabilities(rows)
                      for name, rows in measured.features.items()}
-    chosen: Layout = layout or _layout(probabilities, grid)
+    height, width = picture.shape[:2]
+    width, height = round(width * measured.scale), round(height * measured.scale)
+    chosen: Layout = layout or _layout(probabilities, measured, width, height)
     p = probabilities[chosen]
     columns = grid.lines_x if chosen == "points" else grid.lines_x - 1
     rows = grid.lines_y if chosen == "points" else grid.lines_y - 1
     if chosen == "points":
-        height, width = picture.shape[:2]
-        check_margin(grid, round(width * measured.scale), round(height * measured.scale),
-                     POINT_MARGIN)
+        check_margin(grid, width, height, POINT_MARGIN)
     stones = p.argmax(axis=1).reshape(rows, columns).astype(np.int8)
     confidence = p.max(axis=1).reshape(rows, columns).astype(np.float32)
     shift = 0.5 if chosen == "cells" else 0.0
