@@ -6,6 +6,13 @@ from 0, never used to fit the classifier); ``web`` is a folder of screenshots of
 project's web board written by ``bench/web_screenshots.py`` (each ``NAME.png`` with its
 position in ``NAME.json``).
 
+How pictures count: a refused picture (the reader raised a ``PhotoError``) or one read
+with another grid than drawn counts all its points wrong and all its stones lost; a
+reading *in doubt* (points below the confidence asked, or stone counts no game
+reaches: ``arena photo`` refuses it, the web board shows it for correction) counts
+its points as read (the most likely class of each), and *exact, none in doubt* counts
+only the exact readings that ``arena photo`` accepts.
+
     .venv/bin/python bench/bench_photo.py --count 100 --sets photo scan screen
     .venv/bin/python bench/bench_photo.py --web /tmp/web-shots --sets web
 """
@@ -37,11 +44,17 @@ class Tally:
     stones_found: int = 0
     invented: int = 0
     exact: int = 0
+    in_doubt: int = 0
+    exact_sure: int = 0
     seconds: list[float] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
 
     def add(self, name: str, truth: np.ndarray, read: np.ndarray | None, seconds: float,
-            why: str = "") -> None:
+            why: str = "", doubts: bool = False) -> None:
+        """Count one picture: ``read`` is None when the reader refused it (``why``);
+        ``doubts`` when the reading has problems (points below the confidence asked or
+        stone counts no game reaches), which ``arena photo`` refuses and the web board
+        shows for correction."""
         self.pictures += 1
         self.seconds.append(seconds)
         self.points += truth.size
@@ -55,11 +68,15 @@ class Tally:
             self.failures.append(f"{name}: read {read.shape[1]}x{read.shape[0]}, is "
                                  f"{truth.shape[1]}x{truth.shape[0]}")
             return
+        self.in_doubt += doubts
         self.right_points += int(np.count_nonzero(read == truth))
         self.stones_found += int(np.count_nonzero((read == truth) & (truth != 0)))
         self.invented += int(np.count_nonzero((read != 0) & (truth == 0)))
         if np.array_equal(read, truth):
             self.exact += 1
+            self.exact_sure += not doubts
+            if doubts:
+                self.failures.append(f"{name}: read exactly, but in doubt")
         else:
             wrong = np.argwhere(read != truth)
             self.failures.append(f"{name}: {len(wrong)} points wrong, e.g. x,y "
@@ -70,21 +87,26 @@ class Tally:
         pct = lambda a, b: f"{100 * a / b:.2f} %" if b else "-"  # noqa: E731
         return (f"| {name} | {self.pictures} | {pct(self.right_points, self.points)} | "
                 f"{pct(self.stones_found, self.stones)} | {self.invented} | "
-                f"{pct(self.exact, self.pictures)} | {self.refused} | {self.wrong_grid} | "
+                f"{pct(self.exact, self.pictures)} | {pct(self.exact_sure, self.pictures)} | "
+                f"{self.in_doubt} | {self.refused} | {self.wrong_grid} | "
                 f"{np.mean(self.seconds):.2f} |")
 
 
 HEADER = ("| set | pictures | points right | stones found | stones invented | boards exact | "
-          "refused | wrong size | s/picture |\n|---|---|---|---|---|---|---|---|---|")
+          "exact, none in doubt | in doubt | refused | wrong size | s/picture |\n"
+          "|---|---|---|---|---|---|---|---|---|---|---|")
 
 
-def _read(image: np.ndarray | Path) -> tuple[np.ndarray | None, float, str]:
+def _read(image: np.ndarray | Path) -> tuple[np.ndarray | None, float, str, bool]:
+    """The stones read (None if refused), the seconds, why it was refused, and whether
+    the reading is in doubt."""
     started = time.perf_counter()
     try:
         reading = read_board(image)
     except PhotoError as exc:
-        return None, time.perf_counter() - started, str(exc)
-    return reading.position.stones, time.perf_counter() - started, ""
+        return None, time.perf_counter() - started, str(exc), False
+    seconds = time.perf_counter() - started
+    return reading.position.stones, seconds, "", bool(reading.problems())
 
 
 def main() -> int:
@@ -103,13 +125,11 @@ def main() -> int:
                 parser.error("the web set needs --web FOLDER")
             for path in sorted(args.web.glob("*.png")):
                 truth = np.array(json.loads(path.with_suffix(".json").read_text())["stones"])
-                read, seconds, why = _read(path)
-                tally.add(path.name, truth, read, seconds, why)
+                tally.add(path.name, truth, *_read(path))
         else:
             for seed in range(args.first, args.first + args.count):
                 sample = make_sample(seed, name)  # type: ignore[arg-type]
-                read, seconds, why = _read(sample.image)
-                tally.add(f"{name} {seed}", sample.position.stones, read, seconds, why)
+                tally.add(f"{name} {seed}", sample.position.stones, *_read(sample.image))
         print(tally.row(name), flush=True)
         if args.failures:
             for line in tally.failures:
