@@ -26,7 +26,8 @@ __all__ = ["CELL", "FEATURES", "StoneModel", "point_features"]
 CELL = 32
 #: The names of the measurements, in order.
 FEATURES = ("centre", "centre_dark", "centre_bright", "body", "body_spread", "cross",
-            "outline", "ring_vs_board", "centre_vs_board", "ring_spread", "layout_points")
+            "outline", "ring_vs_board", "centre_vs_board", "ring_spread", "layout_points",
+            "centre_vs_ring_light")
 #: Side of the brightness patch of a point, in samples (a cell's width).
 PATCH = 8
 WEIGHTS = Path(__file__).resolve().parent / "stones.npz"
@@ -100,10 +101,15 @@ def point_features(gray: np.ndarray, lines: np.ndarray, ys: np.ndarray, xs: np.n
     floor = 4.0  # grey levels: keeps the ratios finite in the dark
     with np.errstate(all="ignore"):
         local = np.nanmedian(ring, axis=1)
-        spread = np.nanpercentile(ring, 75, axis=1) - np.nanpercentile(ring, 25, axis=1)
+        light = np.nanpercentile(ring, 75, axis=1)
+        spread = light - np.nanpercentile(ring, 25, axis=1)
     board = max(float(np.nanmedian(local)), floor) if np.isfinite(local).any() else floor
     background = np.maximum(np.where(np.isfinite(local), local, board), floor)
     spread = np.where(np.isfinite(spread), spread, 0.0)
+    # The lighter part of the ring: the board where stones cover half of it (a point on
+    # an edge has only the inner half of its ring on the board, where a neighbouring
+    # black stone takes much of what is left and darkens the median).
+    light = np.maximum(np.where(np.isfinite(light), light, background), floor)
     cross = take(lm, _CROSS).mean(axis=1)
     line_level = max(float(np.percentile(lm, 97)), 2.0)
     outline_values = take(lm, _OUTLINE[:2])
@@ -124,6 +130,7 @@ def point_features(gray: np.ndarray, lines: np.ndarray, ys: np.ndarray, xs: np.n
         np.log(c_med / board),
         spread / background,
         np.full(len(ys), 1.0 if layout == "points" else 0.0),
+        np.log(c_med / light),
     ])
     # The cell around the point, shrunk to PATCH x PATCH, relative to its background.
     # Samples off the board count as background: at the board's edges and corners the
