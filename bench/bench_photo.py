@@ -1,10 +1,11 @@
 """How well ``arena photo`` reads boards: per set of pictures, the share of points read
 right, stones found and invented, whole boards read exactly, and seconds per picture.
 
-Sets: ``photo``, ``scan`` and ``screen`` are generated (:mod:`arena.photo.synth`, seeds
-from 0, never used to fit the classifier); ``web`` is a folder of screenshots of the
-project's web board written by ``bench/web_screenshots.py`` (each ``NAME.png`` with its
-position in ``NAME.json``).
+Sets: ``photo``, ``scan`` and ``screen`` are generated (:mod:`arena.photo.synth`, from
+the seed ``--first``; the classifier is fitted on seeds 1,000,000 to 1,000,499 and the
+reader developed on seeds from 2,000,000, so measure elsewhere); ``web`` is a folder of
+screenshots of the project's web board written by ``bench/web_screenshots.py`` (each
+``NAME.png`` with its position in ``NAME.json``).
 
 How pictures count: a refused picture (the reader raised a ``PhotoError``) or one read
 with another grid than drawn counts all its points wrong and all its stones lost; a
