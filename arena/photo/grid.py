@@ -731,30 +731,18 @@ def _trim_fitted(lines: np.ndarray, grid: Grid) -> Grid:
                 break
         if side is None:
             return grid
-        grid = _shrink(grid, side)
+        grid = _resize(grid, side, -1)
 
 
-def _shrink(grid: Grid, side: str) -> Grid:
-    """The grid without its outer line on ``side``."""
+def _resize(grid: Grid, side: str, lines: int) -> Grid:
+    """The grid with ``lines`` more lines on ``side`` (fewer, if negative)."""
     matrix, lines_x, lines_y = grid.to_lattice, grid.lines_x, grid.lines_y
     if side == "left":
-        matrix = np.array([[1, 0, -1], [0, 1, 0], [0, 0, 1.0]]) @ matrix
+        matrix = np.array([[1, 0, lines], [0, 1, 0], [0, 0, 1.0]]) @ matrix
     elif side == "top":
-        matrix = np.array([[1, 0, 0], [0, 1, -1], [0, 0, 1.0]]) @ matrix
-    lines_x -= side in ("left", "right")
-    lines_y -= side in ("top", "bottom")
-    return Grid(lines_x, lines_y, matrix, grid.k1, grid.centre, grid.norm, grid.residual)
-
-
-def _extend(grid: Grid, side: str) -> Grid:
-    """The grid with one more line on ``side``."""
-    matrix, lines_x, lines_y = grid.to_lattice, grid.lines_x, grid.lines_y
-    if side == "left":
-        matrix = np.array([[1, 0, 1], [0, 1, 0], [0, 0, 1.0]]) @ matrix
-    elif side == "top":
-        matrix = np.array([[1, 0, 0], [0, 1, 1], [0, 0, 1.0]]) @ matrix
-    lines_x += side in ("left", "right")
-    lines_y += side in ("top", "bottom")
+        matrix = np.array([[1, 0, 0], [0, 1, lines], [0, 0, 1.0]]) @ matrix
+    lines_x += lines * (side in ("left", "right"))
+    lines_y += lines * (side in ("top", "bottom"))
     return Grid(lines_x, lines_y, matrix, grid.k1, grid.centre, grid.norm, grid.residual)
 
 
@@ -768,7 +756,7 @@ def _complete(lines: np.ndarray, grid: Grid) -> Grid:
         for side, (ratio, seen) in _beyond(lines, grid).items():
             if seen < 0.5 or ratio < 0.5:
                 continue
-            bigger = _extend(grid, side)
+            bigger = _resize(grid, side, 1)
             u = {"left": 0.0, "right": bigger.lines_x - 1.0}.get(side)
             v = {"top": 0.0, "bottom": bigger.lines_y - 1.0}.get(side)
             steps = np.linspace(0, (bigger.lines_y if u is not None else bigger.lines_x) - 1, 9)
