@@ -3,11 +3,11 @@ the training samples and the training run (``python -m brain.train linenet``).
 
 The model (see :mod:`brain.eval.linenet` for how the play path reads it):
 
-* a *line network* over the stones seen from the side to move (two planes: own,
-  opponent), made of directional 3-tap convolutions, so that a cell's output in one
-  direction depends on the :data:`~brain.eval.linenet.WINDOW` cells of its line around
-  it and on nothing else (edges are the zero padding, exactly what a window cut short by
-  the edge gives); the same weights serve the four directions;
+* a *line network* that maps a window (the :data:`~brain.eval.linenet.WINDOW` cells of
+  a line around a cell, seen from the side to move: own, opponent, empty, or past the
+  edge) to that cell's output in that direction, by 3-tap convolutions along the window;
+  the same weights serve the four directions, and a batch computes each distinct window
+  once (:meth:`LineNetModel.features`);
 * each direction's output bounded (``B tanh(x / B)``) and rounded to
   :data:`~brain.eval.linenet.FEATURE_SCALE` units (straight through for the gradient),
   then summed over the four directions: the cell's feature;
