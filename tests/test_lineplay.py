@@ -202,6 +202,13 @@ def test_the_line_reinforcement_loop_trains_gates_and_resumes(tmp_path: Path) ->
     run_openings = {o.moves for o in load_openings(tmp_path / "gate-openings.txt")}
     assert len(run_openings) == 12
     assert {tuple(map(tuple, o)) for o in gate["config"]["openings"]} <= run_openings
+    # Each one a short search of the first best player rates near even, as self-play's.
+    judge = SelfPlayer(LineNet.from_file(SHIPPED), LinePlayConfig())
+    for moves in run_openings:
+        board = Board(15, 15, Rule.FREESTYLE)
+        for x, y in moves:
+            board.play(board.index(x, y))
+        assert len(moves) == 3 and abs(judge.winrate(board) - 0.5) <= judge.config.balance
     again = run(config)
     assert again.iteration == 1 and len(again.history) == 1
     with pytest.raises(ValueError, match="other settings"):

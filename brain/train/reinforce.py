@@ -14,7 +14,9 @@ The loop serves two networks (``RlConfig.network``): ``conv``, the policy/value 
 3. the result is exported to ``candidates/iter-NNNN.npz`` and plays a gating match
    against the best player in the arena (``python -m arena run``, fixed playouts per move
    so that strength is compared, not speed, unless ``gate_tc_ms`` is set), from the
-   openings of ``gate-openings.txt``, which no self-play game starts from;
+   openings of ``gate-openings.txt`` (the learner's: 3 random stones for the
+   convolutional network, judged near even for the line network), which no self-play
+   game starts from;
 4. the candidate becomes the best player if it scores at least ``gate_score``.
 
 With a cluster (``run(config, cluster=ADDRESS)``, ``--cluster``), the self-play games are
@@ -40,7 +42,7 @@ import numpy as np
 import torch
 
 from brain.eval.network import Architecture
-from brain.game.openings import load_openings, random_openings
+from brain.game.openings import Opening, load_openings, random_openings
 from brain.train.checkpoint import load_checkpoint, model_from_checkpoint, save_checkpoint
 from brain.train.cluster import cluster_games, connect_cluster
 from brain.train.export import export_checkpoint
@@ -87,6 +89,9 @@ class ConvLearner:
 
     def export(self, state: RlState, candidate: Path) -> None:
         export_checkpoint(Path(state.config.out) / "latest.pt", candidate)
+
+    def gate_openings(self, judge: str, count: int, seed: int) -> list[Opening]:
+        return random_openings(count, 15, 15, stones=3, radius=3, seed=seed)
 
     def brain_command(self, best: str, playouts: int) -> str:
         return brain_command(best, playouts)
@@ -155,13 +160,15 @@ def train_steps(state: RlState, buffer: ReplayBuffer) -> dict[str, float]:
     return totals
 
 
-def gate_openings(config: RlConfig) -> Path:
-    """The run's gating openings, ``OUT/gate-openings.txt`` (written once: a resumed run
-    keeps them)."""
+def gate_openings(state: RlState, learner: Learner) -> Path:
+    """The run's gating openings, ``OUT/gate-openings.txt``: the learner's
+    (:meth:`Learner.gate_openings`, judged by the run's first best player), written once:
+    a resumed run keeps them."""
+    config = state.config
     path = Path(config.out) / "gate-openings.txt"
     if not path.exists():
-        openings = random_openings(config.gate_openings, 15, 15, stones=3, radius=3,
-                                   seed=config.seed + GATE_SEED)
+        openings = learner.gate_openings(state.best, config.gate_openings,
+                                         config.seed + GATE_SEED)
         temporary = path.with_suffix(".tmp")
         temporary.write_text("".join(o.to_offsets() + "\n" for o in openings))
         temporary.replace(path)
@@ -181,7 +188,7 @@ def gate(state: RlState, candidate: Path, learner: Learner,
         learner.brain_command(str(candidate), config.gate_playouts),
         learner.brain_command(state.best, config.gate_playouts),
         "--name", "1=candidate", "--name", "2=best", "--pairs", str(config.gate_pairs),
-        "--openings", str(gate_openings(config)), "--opening-order", "random",
+        "--openings", str(gate_openings(state, learner)), "--opening-order", "random",
         "--tc", str(config.gate_tc_ms or 30_000), "--no-progress", *placement,
         "--seed", str(config.seed + state.iteration), "--out", str(run),
     ]
@@ -205,7 +212,7 @@ def _iterate(config: RlConfig, connection: RayConnection | None) -> RlState:
     out.mkdir(parents=True, exist_ok=True)
     learner = learner_for(config)
     state = RlState.open(config, learner.first_best())
-    excluded = opening_keys(load_openings(gate_openings(state.config), width=15))
+    excluded = opening_keys(load_openings(gate_openings(state, learner), width=15))
     replay = out / "replay"
     while state.iteration < state.config.iterations:
         c = state.config

@@ -10,6 +10,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from brain.game.openings import Opening
 from brain.train.selfplay import HEURISTIC
 from driver.cluster import RayConnection
 
@@ -112,6 +113,10 @@ class Learner(Protocol):
 
     def export(self, state: RlState, candidate: Path) -> None:
         """Write the trained network's weights to ``candidate``."""
+
+    def gate_openings(self, judge: str, count: int, seed: int) -> list[Opening]:
+        """``count`` openings of 3 stones on 15x15 for the gating matches (``judge``: the
+        run's first best player, for a learner that rates them)."""
 
     def brain_command(self, best: str, playouts: int) -> str:
         """The arena brain command line of a player."""
