@@ -175,11 +175,11 @@ def gate_openings(state: RlState, learner: Learner) -> Path:
     return path
 
 
-def gate(state: RlState, candidate: Path, learner: Learner,
+def gate(state: RlState, candidate: Path, learner: Learner, openings: Path,
          cluster: str | None = None) -> float:
     """The candidate's score against the best player in an arena match (on the cluster at
-    ``cluster``, if given) from the run's gating openings, taken in an order of its own
-    for each iteration."""
+    ``cluster``, if given) from the run's gating openings (the file ``openings``), taken
+    in an order of its own for each iteration."""
     config = state.config
     placement = ["--cluster", cluster] if cluster is not None else ["--concurrency", "1"]
     run = Path(config.out) / "gates" / f"iter-{state.iteration:04d}"
@@ -188,7 +188,7 @@ def gate(state: RlState, candidate: Path, learner: Learner,
         learner.brain_command(str(candidate), config.gate_playouts),
         learner.brain_command(state.best, config.gate_playouts),
         "--name", "1=candidate", "--name", "2=best", "--pairs", str(config.gate_pairs),
-        "--openings", str(gate_openings(state, learner)), "--opening-order", "random",
+        "--openings", str(openings), "--opening-order", "random",
         "--tc", str(config.gate_tc_ms or 30_000), "--no-progress", *placement,
         "--seed", str(config.seed + state.iteration), "--out", str(run),
     ]
@@ -212,7 +212,8 @@ def _iterate(config: RlConfig, connection: RayConnection | None) -> RlState:
     out.mkdir(parents=True, exist_ok=True)
     learner = learner_for(config)
     state = RlState.open(config, learner.first_best())
-    excluded = opening_keys(load_openings(gate_openings(state, learner), width=15))
+    openings = gate_openings(state, learner)
+    excluded = opening_keys(load_openings(openings, width=15))
     replay = out / "replay"
     while state.iteration < state.config.iterations:
         c = state.config
@@ -230,7 +231,7 @@ def _iterate(config: RlConfig, connection: RayConnection | None) -> RlState:
             state.save()
         candidate = out / "candidates" / f"iter-{state.iteration:04d}.npz"
         learner.export(state, candidate)
-        score = gate(state, candidate, learner, connection and connection.address)
+        score = gate(state, candidate, learner, openings, connection and connection.address)
         promoted = score >= c.gate_score
         state.history[-1].update({"gate_score": round(score, 3), "promoted": promoted,
                                   "against": state.best})
