@@ -26,6 +26,7 @@ from brain.train.lineplay import (
     LinePlayConfig,
     SelfPlayer,
     local_games,
+    opening_board,
     replay_window,
     samples_of_games,
     write_games,
@@ -217,6 +218,25 @@ def test_the_line_reinforcement_loop_trains_gates_and_resumes(tmp_path: Path) ->
     longer = run(dataclasses.replace(config, iterations=2, threads=2))
     assert longer.iteration == 2 and longer.config.threads == 2
     assert torch.load(tmp_path / "train" / "last.pt", weights_only=False)["step"] == 6
+
+
+def test_gating_openings_are_distinct_even_ones_first_and_never_more_than_exist() -> None:
+    from brain.train.linerl import LineLearner
+
+    learner = LineLearner()
+    every = learner.gate_openings(str(SHIPPED), 297, 5)
+    keys = {o.canonical().moves for o in every}
+    assert len(keys) == len(every) == 297
+    judge = SelfPlayer(LineNet.from_file(SHIPPED), LinePlayConfig())
+    distances = [abs(judge.winrate(opening_board(o, Rule.FREESTYLE)) - 0.5) for o in every]
+    even = [d <= judge.config.balance for d in distances]
+    # The even ones come first; the others complete the list, most even first.
+    assert 0 < sum(even) < len(every) and not any(even[sum(even):])
+    assert distances[sum(even):] == sorted(distances[sum(even):])
+    # That is every 3-stone opening near the centre: asking for one more is refused
+    # with a message (a run asked for more than exist once looped for ever).
+    with pytest.raises(ValueError, match="only 297 distinct 3-stone openings"):
+        learner.gate_openings(str(SHIPPED), 298, 5)
 
 
 def test_the_selfplay_command_plays_line_games(tmp_path: Path) -> None:

@@ -45,6 +45,19 @@ TREE_BYTES = 16 << 20
 OPENING_DRAWS = 24
 
 
+def opening_radius(width: int, height: int) -> int:
+    """How far from the centre a self-play opening's stones lie (Chebyshev)."""
+    return 3 if max(width, height) <= 15 else 4
+
+
+def opening_board(opening: Opening, rule: Rule) -> Board:
+    """A board of ``opening``'s size under ``rule`` with its stones played."""
+    board = Board(opening.width, opening.height, rule)
+    for x, y in opening.moves:
+        board.play(board.index(x, y))
+    return board
+
+
 @dataclass(frozen=True)
 class LinePlayConfig:
     """How self-play games of the line network are played."""
@@ -122,17 +135,15 @@ class SelfPlayer:
         """A board set up with a random opening that a short search rates near even (the
         most even of :data:`OPENING_DRAWS` draws if none is)."""
         config = self.config
-        radius = 3 if max(width, height) <= 15 else 4
         closest: tuple[float, Board, Opening] | None = None
         for _ in range(OPENING_DRAWS):
             stones = int(rng.choice(config.opening_stones))
-            opening = random_openings(1, width, height, stones=stones, radius=radius,
+            opening = random_openings(1, width, height, stones=stones,
+                                      radius=opening_radius(width, height),
                                       seed=int(rng.integers(2**31)))[0]
             if (width, height, opening.canonical().moves) in self.excluded:
                 continue
-            board = Board(width, height, Rule.from_gomocup(rule))
-            for x, y in opening.moves:
-                board.play(board.index(x, y))
+            board = opening_board(opening, Rule.from_gomocup(rule))
             distance = abs(self.winrate(board) - 0.5)
             if distance <= config.balance:
                 return board, opening

@@ -13,17 +13,18 @@ export of that model, the brain ``--engine linenet --weights`` it.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import shlex
 import sys
 from pathlib import Path
 
-import numpy as np
 import torch
 
 from brain.catalog import LINE_NETWORK_FILE
 from brain.eval.linenet import LineNet
-from brain.game.openings import Opening
+from brain.game.openings import Opening, random_opening_stream
+from brain.game.rules import Rule
 from brain.resources import weights_dir
 from brain.train.cluster import cluster_games
 from brain.train.linenet import RunConfig, Trainer, export, model_of
@@ -32,6 +33,8 @@ from brain.train.lineplay import (
     LinePlayConfig,
     SelfPlayer,
     local_games,
+    opening_board,
+    opening_radius,
     replay_window,
     write_games,
 )
@@ -96,17 +99,38 @@ class LineLearner:
                     "step": checkpoint["step"]}, candidate.with_suffix(".pt"))
 
     def gate_openings(self, judge: str, count: int, seed: int) -> list[Opening]:
-        """Openings drawn as self-play's are, rated near even by a short search of
-        ``judge``: from a random 3-stone opening the same colour wins both games of a
-        pair in about three pairs of four at 400 playouts, and such a pair tells the
-        players apart no more than a draw."""
-        player = SelfPlayer(LineNet.from_file(judge), LinePlayConfig(opening_stones=(3,)))
-        rng = np.random.default_rng(seed)
-        found: dict[tuple, Opening] = {}
-        while len(found) < count:
-            _, opening = player.opening(0, 15, 15, rng)  # Gomocup rule 0: freestyle
-            found.setdefault(opening.canonical().moves, opening)
-        return list(found.values())
+        """``count`` distinct freestyle 15x15 openings of 3 stones placed as self-play
+        places them, in the order drawn, each rated within :attr:`LinePlayConfig.balance`
+        of even by a short search of ``judge``; if fewer such exist, the most even of the
+        others complete them. From a random 3-stone opening the same colour wins both
+        games of a pair in about three pairs of four at 400 playouts, and such a pair
+        tells the players apart no more than a draw.
+
+        :raises ValueError: if there are fewer than ``count`` distinct such openings.
+        """
+        player = SelfPlayer(LineNet.from_file(judge), LinePlayConfig())
+        balance = player.config.balance
+        even: list[Opening] = []
+        others: list[tuple[float, int, Opening]] = []
+        # Only some hundreds of 3-stone openings differ up to symmetry: the stream ends
+        # (ValueError) once its draws find no new one.
+        stream = random_opening_stream(15, 15, stones=3, radius=opening_radius(15, 15),
+                                       seed=seed, max_attempts=20_000)
+        with contextlib.suppress(ValueError):
+            for opening in stream:
+                distance = abs(player.winrate(opening_board(opening, Rule.FREESTYLE)) - 0.5)
+                if distance <= balance:
+                    even.append(opening)
+                    if len(even) == count:
+                        return even
+                else:
+                    others.append((distance, len(others), opening))
+        missing = count - len(even)
+        if missing > len(others):
+            raise ValueError(f"only {len(even) + len(others)} distinct 3-stone openings fit "
+                             f"near the centre of a 15x15 board: ask for fewer gating "
+                             f"openings (--gate-openings)")
+        return even + [o for _, _, o in sorted(others)[:missing]]
 
     def brain_command(self, best: str, playouts: int) -> str:
         budget = f" --playouts {playouts}" if playouts else ""
