@@ -518,11 +518,12 @@ class Trainer:
             nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)
             self.optimizer.step()
             self.step += 1
+            values = {name: parts[name].item() for name in sums}
             for name in sums:
-                sums[name] += parts[name].item()
+                sums[name] += values[name]
             if self.step % 200 == 0:
                 log.info("step %d (%.0f s): policy %.3f value %.3f", self.step, elapsed,
-                         float(parts["policy"]), float(parts["value"]))
+                         values["policy"], values["value"])
             if time.monotonic() - last_save > config.checkpoint_seconds:
                 self.checkpoint()
                 last_save = time.monotonic()
