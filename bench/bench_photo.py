@@ -3,9 +3,12 @@ right, stones found and invented, whole boards read exactly, and seconds per pic
 
 Sets: ``photo``, ``scan`` and ``screen`` are generated (:mod:`arena.photo.synth`, from
 the seed ``--first``; the classifier is fitted on seeds 1,000,000 to 1,000,499 and the
-reader developed on seeds from 2,000,000, so measure elsewhere); ``web`` is a folder of
-screenshots of the project's web board written by ``bench/web_screenshots.py`` (each
-``NAME.png`` with its position in ``NAME.json``).
+reader developed on seeds from 2,000,000, so measure elsewhere); the other sets are
+folders of pictures, each ``NAME.png`` or ``NAME.jpg`` with its position in
+``NAME.json``: ``web``, screenshots of the project's web board written by
+``bench/web_screenshots.py``; ``render``, wooden boards rendered in 3D by Blender
+(``bench/blender_boards.py``); ``piskvork``, screenshots of Piskvork, the Gomocup
+manager (``bench/piskvork_screenshots.py``).
 
 How pictures count: a refused picture (the reader raised a ``PhotoError``) or one read
 with another grid than drawn counts all its points wrong and all its stones lost; a
@@ -16,6 +19,7 @@ only the exact readings that ``arena photo`` accepts.
 
     .venv/bin/python bench/bench_photo.py --count 100 --sets photo scan screen
     .venv/bin/python bench/bench_photo.py --web /tmp/web-shots --sets web
+    .venv/bin/python bench/bench_photo.py --renders /tmp/renders --sets render
 """
 
 from __future__ import annotations
@@ -93,6 +97,9 @@ class Tally:
                 f"{np.mean(self.seconds):.2f} |")
 
 
+#: The sets read from a folder of pictures, and the option that names the folder.
+FOLDER_SETS = {"web": "web", "render": "renders", "piskvork": "piskvork"}
+
 HEADER = ("| set | pictures | points right | stones found | stones invented | boards exact | "
           "exact, none in doubt | in doubt | refused | wrong size | s/picture |\n"
           "|---|---|---|---|---|---|---|---|---|---|---|")
@@ -116,16 +123,21 @@ def main() -> int:
     parser.add_argument("--first", type=int, default=0, help="first seed")
     parser.add_argument("--sets", nargs="+", default=["photo", "scan", "screen"])
     parser.add_argument("--web", type=Path, help="folder of web board screenshots")
+    parser.add_argument("--renders", type=Path, help="folder of Blender renders")
+    parser.add_argument("--piskvork", type=Path, help="folder of Piskvork screenshots")
     parser.add_argument("--failures", action="store_true", help="list the misread pictures")
     args = parser.parse_args()
     print(HEADER)
     for name in args.sets:
         tally = Tally()
-        if name == "web":
-            if args.web is None:
-                parser.error("the web set needs --web FOLDER")
-            for path in sorted(args.web.glob("*.png")):
-                truth = np.array(json.loads(path.with_suffix(".json").read_text())["stones"])
+        if name in FOLDER_SETS:
+            folder = getattr(args, FOLDER_SETS[name])
+            if folder is None:
+                parser.error(f"the {name} set needs --{FOLDER_SETS[name]} FOLDER")
+            for known in sorted(folder.glob("*.json")):
+                path = next(p for p in (known.with_suffix(".png"), known.with_suffix(".jpg"))
+                            if p.exists())
+                truth = np.array(json.loads(known.read_text())["stones"])
                 tally.add(path.name, truth, *_read(path))
         else:
             for seed in range(args.first, args.first + args.count):
