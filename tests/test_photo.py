@@ -26,6 +26,7 @@ from arena.photo.errors import (
     UncertainStones,
     UnreadableImage,
 )
+from arena.photo.fit import collect_folder
 from arena.photo.position import BLACK, WHITE, Position, count_problem
 from arena.photo.read import read_board
 from arena.photo.synth import draw_board, make_sample, no_board
@@ -100,6 +101,24 @@ def test_points_map_back_onto_the_picture() -> None:
     assert 30 < reading.cell < 50  # drawn at 40 pixels a cell
 
 
+def test_a_board_drawn_in_tiles_is_read_to_its_last_line() -> None:
+    """Piskvork draws its board in tiles, each with its lines to the tile's edge: every
+    line runs on half a cell past the last one, and the coordinates stand a cell from
+    the outer lines, as evenly spaced as lines. Its board touches the window's edges:
+    without the margin of screen around the window, the picture might as well cut a
+    board off there, and it is refused."""
+    name = "piskvork_wood_coordinates.png"
+    reading = read_board(SAMPLES / name)
+    assert reading.position.stones.tolist() == KNOWN[name]["stones"]
+    assert reading.problems() == []
+    image = cv2.imread(str(SAMPLES / name))
+    margin = 16  # bench/piskvork_screenshots.py's margin around the window
+    with pytest.raises(BoardCutOff, match="runs off the picture on the right"):
+        read_board(image[:, :-margin])
+    with pytest.raises(BoardCutOff, match="runs off the picture on the right"):
+        read_board(image[:, : image.shape[1] * 3 // 5])
+
+
 # -- pictures that must be refused --------------------------------------------------------
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
@@ -151,6 +170,33 @@ def test_impossible_stone_counts_are_refused() -> None:
     assert reading.position.count(BLACK) == 4 and reading.position.count(WHITE) == 0
     with pytest.raises(ImpossiblePosition, match="4 black and 0 white"):
         reading.verify()
+
+
+# -- fitting the classifier ---------------------------------------------------------------
+
+def test_fitting_points_are_labelled_from_a_folder(tmp_path: Path) -> None:
+    """A folder of pictures with their positions (as the Blender renders come) gives
+    the points of both layouts, labelled with the position on the true layout and empty
+    on the other; a folder without a picture read as drawn is an error."""
+    samples = [make_sample(2, "screen"), make_sample(1, "scan")]
+    points = 0
+    for k, sample in enumerate(samples):
+        truth = sample.position
+        cv2.imwrite(str(tmp_path / f"board{k}.png"), sample.image)
+        (tmp_path / f"board{k}.json").write_text(json.dumps(
+            {"stones": truth.stones.tolist(), "layout": truth.layout}))
+        other = (truth.width - 1) * (truth.height - 1) if truth.layout == "points" else \
+            (truth.width + 1) * (truth.height + 1)
+        points += truth.stones.size + other
+    features, labels = collect_folder(tmp_path)
+    assert features.shape == (points, features.shape[1]) and len(labels) == points
+    for colour in (BLACK, WHITE):
+        assert np.count_nonzero(labels == colour) == sum(
+            s.position.count(colour) for s in samples)
+    (tmp_path / "board0.json").unlink()
+    (tmp_path / "board1.json").write_text(json.dumps({"stones": [[0] * 7] * 7}))
+    with pytest.raises(ValueError, match="no picture"):
+        collect_folder(tmp_path)
 
 
 # -- the position's forms -----------------------------------------------------------------

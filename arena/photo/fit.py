@@ -8,11 +8,19 @@ the position; those of the other layout (the cell centres of a board played on t
 intersections, and the reverse) are labelled empty, which teaches the network that a
 point between stones is not a stone. Pictures whose grid is not found as drawn are
 left out. Seeds start at 1,000,000 so that the measured sets (seeds from 0) stay unseen.
+Pictures from elsewhere, each with its position beside it (``--folder``: the 3D renders
+of ``bench/blender_boards.py``, whose stones have height, gloss and a side), are
+measured and labelled the same way and added, each point counted ``--folder-weight``
+times (a few renders beside hundreds of generated pictures).
+
+    PYTHONPATH=. .venv/bin/python -m arena.photo.fit --cache /tmp/fitcache.npz \
+        --folder /tmp/rdev --folder-weight 5
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from collections.abc import Sequence
@@ -21,14 +29,34 @@ from pathlib import Path
 import numpy as np
 
 from arena.photo.errors import PhotoError
-from arena.photo.read import measure
+from arena.photo.position import Layout
+from arena.photo.read import load_image, measure
 from arena.photo.stones import WEIGHTS, StoneModel
 from arena.photo.synth import KINDS, make_sample
 
-__all__ = ["collect", "main", "train"]
+__all__ = ["collect", "collect_folder", "main", "train"]
 
 #: First seed of the training pictures.
 TRAINING_SEED = 1_000_000
+
+
+def _labelled(image: np.ndarray, stones: np.ndarray, layout: Layout
+              ) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """The measured points of a picture of the position ``stones`` (in ``layout``) and
+    their labels; nothing if its grid is not found as drawn."""
+    try:
+        measured = measure(image)
+    except PhotoError:
+        return [], []
+    height, width = stones.shape
+    lines = (width, height) if layout == "points" else (width + 1, height + 1)
+    if (measured.grid.lines_x, measured.grid.lines_y) != lines:
+        return [], []
+    rows, labels = [], []
+    for name, features in measured.features.items():
+        rows.append(features)
+        labels.append(stones.ravel() if name == layout else np.zeros(len(features), np.int8))
+    return rows, labels
 
 
 def collect(count: int, first_seed: int = TRAINING_SEED) -> tuple[np.ndarray, np.ndarray]:
@@ -38,19 +66,32 @@ def collect(count: int, first_seed: int = TRAINING_SEED) -> tuple[np.ndarray, np
     for kind in KINDS:
         for seed in range(first_seed, first_seed + count):
             sample = make_sample(seed, kind)
-            try:
-                measured = measure(sample.image)
-            except PhotoError:
-                continue
-            truth = sample.position
-            lines = (truth.width, truth.height) if truth.layout == "points" else \
-                (truth.width + 1, truth.height + 1)
-            if (measured.grid.lines_x, measured.grid.lines_y) != lines:
-                continue
-            for layout, features in measured.features.items():
-                rows.append(features)
-                labels.append(truth.stones.ravel() if layout == truth.layout else
-                              np.zeros(len(features), np.int8))
+            found = _labelled(sample.image, sample.position.stones, sample.position.layout)
+            rows += found[0]
+            labels += found[1]
+    return np.concatenate(rows), np.concatenate(labels).astype(np.int64)
+
+
+def collect_folder(folder: Path) -> tuple[np.ndarray, np.ndarray]:
+    """Measurements and labels of the pictures in ``folder``: each ``NAME.png`` or
+    ``NAME.jpg`` with its position in ``NAME.json`` (``stones[y][x]``, ``layout``), as
+    ``bench/blender_boards.py`` writes them.
+
+    :raises ValueError: the folder holds no picture whose grid is found as drawn.
+    """
+    rows, labels = [], []
+    for known in sorted(folder.glob("*.json")):
+        record = json.loads(known.read_text())
+        picture = next((p for p in (known.with_suffix(".png"), known.with_suffix(".jpg"))
+                        if p.exists()), None)
+        if picture is None:
+            continue
+        found = _labelled(load_image(picture), np.array(record["stones"], np.int8),
+                          record.get("layout", "points"))
+        rows += found[0]
+        labels += found[1]
+    if not rows:
+        raise ValueError(f"{folder}: no picture with its position (NAME.json) read as drawn")
     return np.concatenate(rows), np.concatenate(labels).astype(np.int64)
 
 
@@ -114,6 +155,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", default=str(WEIGHTS), help=f"weights file (default {WEIGHTS})")
     parser.add_argument("--cache", help="keep the measured points in this .npz file and "
                                         "reuse them when it exists (to fit again quickly)")
+    parser.add_argument("--folder", action="append", type=Path, default=[],
+                        help="also fit on the pictures of this folder, each with its "
+                             "position in NAME.json (Blender renders of "
+                             "bench/blender_boards.py); may be given more than once")
+    parser.add_argument("--folder-weight", type=int, default=1,
+                        help="how many times each point of the folders counts (default 1)")
     args = parser.parse_args(argv)
     started = time.perf_counter()
     if args.cache and Path(args.cache).exists():
@@ -126,6 +173,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"{len(labels)} points from {args.pictures} pictures of each kind "
           f"({np.bincount(labels, minlength=3).tolist()} empty/black/white), "
           f"{time.perf_counter() - started:.0f} s", file=sys.stderr)
+    for folder in args.folder:
+        more, more_labels = collect_folder(folder)
+        print(f"{len(more_labels)} points from {folder} "
+              f"({np.bincount(more_labels, minlength=3).tolist()} empty/black/white), "
+              f"counted {args.folder_weight} times", file=sys.stderr)
+        features = np.concatenate([features, *[more] * args.folder_weight])
+        labels = np.concatenate([labels, *[more_labels] * args.folder_weight])
     model = train(features, labels)
     predicted = model.probabilities(features).argmax(axis=1)
     print(f"training accuracy {np.mean(predicted == labels):.5f}", file=sys.stderr)

@@ -649,10 +649,11 @@ def find_grid(gray: np.ndarray, dark_lines: bool = True, seed: int = 0) -> Grid:
     return grid
 
 
-def _beyond(lines: np.ndarray, grid: Grid) -> dict[str, tuple[float, float]]:
+def _beyond(lines: np.ndarray, grid: Grid) -> dict[str, tuple[float, float, bool]]:
     """For each side of the grid: how strongly the other family's lines run on past the
-    outer line (relative to just inside it), and how much of that band is in the
-    picture (0 to 1)."""
+    outer line (relative to just inside it), how much of that band is in the picture
+    (0 to 1), and whether they run on as a board drawn in tiles does (Piskvork): each to
+    the tile's edge, half a cell, and no further."""
     cell = 16
     canvas = grid.warp(lines, cell, margin=1.0, outside=-1.0)
     rows = [round((j + 1) * cell) for j in range(grid.lines_y)]
@@ -672,19 +673,38 @@ def _beyond(lines: np.ndarray, grid: Grid) -> dict[str, tuple[float, float]]:
         return np.array(found)
 
     last_x, last_y = grid.lines_x, grid.lines_y  # canvas lattice units: line i at i + 1
-    spans = {"left": (rows, 0.2, 0.8, 1.2, 1.8, True),
-             "right": (rows, last_x + 0.2, last_x + 0.8, last_x - 0.8, last_x - 0.2, True),
-             "top": (cols, 0.2, 0.8, 1.2, 1.8, False),
-             "bottom": (cols, last_y + 0.2, last_y + 0.8, last_y - 0.8, last_y - 0.2, False)}
+    # side: (crossing lines, the band beyond, the band inside, the near and far halves
+    # of the next cell, whether the band stands upright, crossed by the rows)
+    spans = {"left": (rows, (0.2, 0.8), (1.2, 1.8), (0.55, 0.95), (0.05, 0.45), True),
+             "right": (rows, (last_x + 0.2, last_x + 0.8), (last_x - 0.8, last_x - 0.2),
+                       (last_x + 0.05, last_x + 0.45), (last_x + 0.55, last_x + 0.95), True),
+             "top": (cols, (0.2, 0.8), (1.2, 1.8), (0.55, 0.95), (0.05, 0.45), False),
+             "bottom": (cols, (last_y + 0.2, last_y + 0.8), (last_y - 0.8, last_y - 0.2),
+                        (last_y + 0.05, last_y + 0.45), (last_y + 0.55, last_y + 0.95),
+                        False)}
     found = {}
-    for side, (across, lo, hi, in_lo, in_hi, vertical_band) in spans.items():
-        out = band(across, lo, hi, vertical_band)
-        inside = band(across, in_lo, in_hi, vertical_band)
+    for side, (across, beyond, within, near, far, vertical_band) in spans.items():
+        out = band(across, *beyond, vertical_band)
+        inside = band(across, *within, vertical_band)
         seen = out >= 0
         strength_in = float(inside[inside >= 0].mean()) if (inside >= 0).any() else 0.0
         strength_out = float(out[seen].mean()) if seen.any() else 0.0
-        found[side] = (strength_out / max(strength_in, 1e-6), float(seen.mean()))
+        near_half = band(across, *near, vertical_band)
+        far_half = band(across, *far, vertical_band)
+        # Both halves in the picture: where the picture ends half a cell past the last
+        # line, it may end a board drawn in tiles or cut any board off; refuse it then.
+        tiles = bool((near_half >= 0).all() and (far_half >= 0).all()
+                     and _half_way(near_half, far_half, strength_in))
+        found[side] = (strength_out / max(strength_in, 1e-6), float(seen.mean()), tiles)
     return found
+
+
+def _half_way(near: np.ndarray, far: np.ndarray, strength: float) -> bool:
+    """Whether crossing lines run on as on a board drawn in tiles (Piskvork): each to
+    its tile's edge, through the ``near`` half of a cell and not the ``far`` one (their
+    responses per crossing line), against the ``strength`` of lines inside the grid."""
+    return bool(np.percentile(near, 25) > 0.7 * strength
+                and np.percentile(far, 75) < MARGIN_REACH * strength)
 
 
 #: An outer band of the fitted grid whose crossing lines reach less than this share of
@@ -694,44 +714,75 @@ MARGIN_REACH = 0.4
 
 
 def _band_reach(canvas: np.ndarray, count: int, across: int, vertical: bool,
-                cell: int) -> np.ndarray:
+                cell: int, span: tuple[float, float] = (0.2, 0.8)) -> np.ndarray:
     """For each band between two neighbouring lines of one family on a fitted canvas
-    (line ``i`` at ``(i + 1) * cell``), how strongly the other family's ``across`` lines
-    run through its middle: the upper quartile of their median responses."""
-    found = []
+    (line ``i`` at ``(i + 1) * cell``) and each of the other family's ``across`` lines,
+    how strongly that line runs through the ``span`` of the band (fractions of a cell
+    from its first line; by default its middle): its median response there. Shape
+    ``(count - 1, across)``."""
+    found = np.empty((count - 1, across))
     for k in range(count - 1):
-        a, b = round((k + 1.2) * cell), round((k + 1.8) * cell)
-        strengths = []
+        a, b = round((k + 1 + span[0]) * cell), round((k + 1 + span[1]) * cell)
         for line in range(across):
             c = (line + 1) * cell
             part = canvas[c - 1:c + 2, a:b] if vertical else canvas[a:b, c - 1:c + 2].T
-            strengths.append(float(np.median(part.max(axis=0))))
-        found.append(float(np.percentile(strengths, 75)))
-    return np.array(found)
+            found[k, line] = float(np.median(part.max(axis=0)))
+    return found
 
 
 def _trim_fitted(lines: np.ndarray, grid: Grid) -> Grid:
-    """The grid without outer lines that the other family does not reach, measured on
-    the fitted grid (perspective and lens undone, so a line that stops at the last grid
-    line leaks nothing into the band beyond it). Per band, the strongest quarter of its
-    crossing lines counts, so that a row of stones along an edge, which hides most of
-    them, does not make a band look empty."""
-    cell = 16
+    """The grid without outer lines that are no board's lines, measured on the fitted
+    grid (perspective and lens undone, so a line that stops at the last grid line leaks
+    nothing into the band beyond it): :func:`_loose_sides`."""
     while True:
-        canvas = grid.warp(lines, cell, margin=1.0)
-        x_bands = _band_reach(canvas, grid.lines_x, grid.lines_y, True, cell)
-        y_bands = _band_reach(canvas, grid.lines_y, grid.lines_x, False, cell)
-        side = None
-        for name, values, count in (("left", x_bands, grid.lines_x),
-                                    ("right", x_bands[::-1], grid.lines_x),
-                                    ("top", y_bands, grid.lines_y),
-                                    ("bottom", y_bands[::-1], grid.lines_y)):
-            if count > MIN_LINES and values[0] < MARGIN_REACH * np.median(values):
-                side = name
-                break
-        if side is None:
+        loose = _loose_sides(lines, grid)
+        if not loose:
             return grid
-        grid = _resize(grid, side, -1)
+        grid = _resize(grid, loose[0], -1)
+
+
+def _loose_sides(lines: np.ndarray, grid: Grid) -> list[str]:
+    """The sides of ``grid`` whose outer line is no board's line: the other family does
+    not reach it (the board's edge, the grain of its margin: the strongest quarter of
+    the band's crossing lines counts, so that a row of stones along an edge, which
+    hides most of them, does not make a band look empty); or the other family runs on
+    only half way to it, as on a board drawn in tiles (Piskvork's skins run every line
+    to the tile's edge, and the band from there to a bar of the window is no cell); or
+    it does not run on itself between the other family's lines (a row of coordinates a
+    cell from the outer line, in steps as even as the lines': its digits stand
+    apart)."""
+    cell = 16
+    canvas = grid.warp(lines, cell, margin=1.0)
+    halves = {"left": ((0.05, 0.45), (0.55, 0.95)), "right": ((0.55, 0.95), (0.05, 0.45)),
+              "top": ((0.05, 0.45), (0.55, 0.95)), "bottom": ((0.55, 0.95), (0.05, 0.45))}
+    reach = {True: _band_reach(canvas, grid.lines_x, grid.lines_y, True, cell),
+             False: _band_reach(canvas, grid.lines_y, grid.lines_x, False, cell)}
+    loose = []
+    for name, count, vertical in (("left", grid.lines_x, True), ("right", grid.lines_x, True),
+                                  ("top", grid.lines_y, False),
+                                  ("bottom", grid.lines_y, False)):
+        if count <= MIN_LINES:
+            continue
+        edge = 0 if name in ("left", "top") else -1
+        bands = np.percentile(reach[vertical], 75, axis=1)
+        typical = float(np.median(bands))
+        across = grid.lines_y if vertical else grid.lines_x
+        outer, inner = (_band_reach(canvas, count, across, vertical, cell, half)[edge]
+                        for half in halves[name])
+        tiles = _half_way(inner, outer, typical)
+        # The outer line's own stretches, between the other family's lines: nothing
+        # between a row of coordinates' digits.
+        runs = np.percentile(reach[not vertical], 75, axis=0)
+        labels = runs[edge] < LABEL_RUNS * np.median(runs)
+        if bands[edge] < MARGIN_REACH * typical or tiles or labels:
+            loose.append(name)
+    return loose
+
+
+#: An outer line that runs on between its crossings less than this share of the others'
+#: is no line: a row of coordinates (a line along a row of stones still shows here
+#: and there).
+LABEL_RUNS = 0.1
 
 
 def _resize(grid: Grid, side: str, lines: int) -> Grid:
@@ -753,8 +804,8 @@ def _complete(lines: np.ndarray, grid: Grid) -> Grid:
     height, width = lines.shape
     for _ in range(MAX_LINES):
         extended = False
-        for side, (ratio, seen) in _beyond(lines, grid).items():
-            if seen < 0.5 or ratio < 0.5:
+        for side, (ratio, seen, tiles) in _beyond(lines, grid).items():
+            if seen < 0.5 or ratio < 0.5 or tiles:
                 continue
             bigger = _resize(grid, side, 1)
             u = {"left": 0.0, "right": bigger.lines_x - 1.0}.get(side)
@@ -768,6 +819,8 @@ def _complete(lines: np.ndarray, grid: Grid) -> Grid:
                                   "the frame")
             if max(bigger.lines_x, bigger.lines_y) > MAX_LINES:
                 raise NoBoardFound("no grid of at most 40 lines each way found")
+            if side in _loose_sides(lines, bigger):
+                continue  # not a line: a row of coordinates, a bar of the window
             grid, extended = bigger, True
         if not extended:
             return grid

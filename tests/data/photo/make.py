@@ -1,7 +1,9 @@
 """Writes the sample pictures of ``tests/test_photo.py`` and their positions
 (``positions.json``): generated pictures (:mod:`arena.photo.synth`, seeds far from the
-measured and fitted sets), made small, and one screenshot of the web board taken by
-``bench/web_screenshots.py`` (kept as it is when no screenshot is given).
+measured and fitted sets), made small, and pictures that other tools took (each kept
+as it is when it is not given): a screenshot of the web board taken by
+``bench/web_screenshots.py``, wooden boards rendered in 3D by ``bench/blender_boards.py``
+(made small), screenshots of Piskvork taken by ``bench/piskvork_screenshots.py``.
 
 The pictures from seed 2,000,000 on (the development seeds) are ones the reader once
 got wrong, each for a cause since fixed: a crowded board drawn in cells whose lines
@@ -10,11 +12,13 @@ other line (19x10), a white stone under a screen's red last-move ring, and
 empty screen boards drawn in cells (read as intersections: one with its coordinates
 between the lines, one whose picture ends at its last line).
 
-    PYTHONPATH=. .venv/bin/python tests/data/photo/make.py [/tmp/web-shots/web001.png]
+    PYTHONPATH=. .venv/bin/python tests/data/photo/make.py [--web /tmp/web-shots/web001.png]
+        [--picture render_wood.jpg=/tmp/renders/render-1013.jpg ...]
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from pathlib import Path
@@ -41,26 +45,45 @@ GENERATED = (
 )
 
 
+#: Longer side and JPEG quality of the pictures taken by other tools, when made small.
+TAKEN_SIDE, TAKEN_QUALITY = 800, 80
+
+
+def _write(name: str, image: np.ndarray, side: int, quality: int) -> None:
+    if side and max(image.shape[:2]) > side:
+        scale = side / max(image.shape[:2])
+        image = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    params = [cv2.IMWRITE_JPEG_QUALITY, quality] if name.endswith(".jpg") else \
+        [cv2.IMWRITE_PNG_COMPRESSION, 9]
+    cv2.imwrite(str(HERE / name), image, params)
+
+
 def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--web", type=Path, help="a screenshot of bench/web_screenshots.py")
+    parser.add_argument("--picture", action="append", default=[], metavar="NAME=PATH",
+                        help="a picture with its position beside it (PATH's .json), kept "
+                             "as NAME (.jpg: made small; .png: as it is)")
+    args = parser.parse_args()
     known: dict[str, object] = json.loads((HERE / "positions.json").read_text())
     for name, kind, seed, side, quality in GENERATED:
         sample = make_sample(seed, kind)  # type: ignore[arg-type]
-        image = sample.image
-        if side:
-            scale = side / max(image.shape[:2])
-            image = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
-        params = [cv2.IMWRITE_JPEG_QUALITY, quality] if name.endswith(".jpg") else \
-            [cv2.IMWRITE_PNG_COMPRESSION, 9]
-        cv2.imwrite(str(HERE / name), image, params)
+        _write(name, sample.image, side, quality)
         known[name] = {"layout": sample.position.layout,
                        "stones": sample.position.stones.astype(int).tolist(),
                        "made": f"arena.photo.synth.make_sample({seed}, {kind!r})"}
-    if len(sys.argv) > 1:
-        web = Path(sys.argv[1])
-        (HERE / "web_board.png").write_bytes(web.read_bytes())
-        stones = np.array(json.loads(web.with_suffix(".json").read_text())["stones"])
+    if args.web:
+        (HERE / "web_board.png").write_bytes(args.web.read_bytes())
+        stones = np.array(json.loads(args.web.with_suffix(".json").read_text())["stones"])
         known["web_board.png"] = {"layout": "points", "stones": stones.tolist(),
                                   "made": "bench/web_screenshots.py --count 2 --seed 0"}
+    for given in args.picture:
+        name, path = given.split("=", 1)
+        record = json.loads(Path(path).with_suffix(".json").read_text())
+        _write(name, cv2.imread(path), TAKEN_SIDE, TAKEN_QUALITY)
+        made = {key: value for key, value in record.items() if key not in ("stones", "layout")}
+        known[name] = {"layout": record.get("layout", "points"), "stones": record["stones"],
+                       "made": f"{Path(path).name}: {json.dumps(made)}"}
     (HERE / "positions.json").write_text(json.dumps(known, indent=1) + "\n")
     return 0
 
