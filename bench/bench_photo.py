@@ -25,7 +25,6 @@ only the exact readings that ``arena photo`` accepts.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from dataclasses import dataclass, field
@@ -34,6 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from arena.photo.errors import PhotoError
+from arena.photo.fit import folder_pictures
 from arena.photo.read import read_board
 from arena.photo.synth import make_sample
 
@@ -134,11 +134,8 @@ def main() -> int:
             folder = getattr(args, FOLDER_SETS[name])
             if folder is None:
                 parser.error(f"the {name} set needs --{FOLDER_SETS[name]} FOLDER")
-            for known in sorted(folder.glob("*.json")):
-                path = next(p for p in (known.with_suffix(".png"), known.with_suffix(".jpg"))
-                            if p.exists())
-                truth = np.array(json.loads(known.read_text())["stones"])
-                tally.add(path.name, truth, *_read(path))
+            for path, record in folder_pictures(folder):
+                tally.add(path.name, np.array(record["stones"]), *_read(path))
         else:
             for seed in range(args.first, args.first + args.count):
                 sample = make_sample(seed, name)  # type: ignore[arg-type]

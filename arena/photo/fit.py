@@ -23,7 +23,7 @@ import argparse
 import json
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -34,7 +34,7 @@ from arena.photo.read import load_image, measure
 from arena.photo.stones import WEIGHTS, StoneModel
 from arena.photo.synth import KINDS, make_sample
 
-__all__ = ["collect", "collect_folder", "main", "train"]
+__all__ = ["collect", "collect_folder", "folder_pictures", "main", "train"]
 
 #: First seed of the training pictures.
 TRAINING_SEED = 1_000_000
@@ -72,6 +72,17 @@ def collect(count: int, first_seed: int = TRAINING_SEED) -> tuple[np.ndarray, np
     return np.concatenate(rows), np.concatenate(labels).astype(np.int64)
 
 
+def folder_pictures(folder: Path) -> Iterator[tuple[Path, dict]]:
+    """The pictures of ``folder`` that have their position beside them: each
+    ``NAME.png`` or ``NAME.jpg`` with the record of its ``NAME.json`` (``stones[y][x]``,
+    ``layout``), in the order of the names."""
+    for known in sorted(folder.glob("*.json")):
+        picture = next((p for p in (known.with_suffix(".png"), known.with_suffix(".jpg"))
+                        if p.exists()), None)
+        if picture is not None:
+            yield picture, json.loads(known.read_text())
+
+
 def collect_folder(folder: Path) -> tuple[np.ndarray, np.ndarray]:
     """Measurements and labels of the pictures in ``folder``: each ``NAME.png`` or
     ``NAME.jpg`` with its position in ``NAME.json`` (``stones[y][x]``, ``layout``), as
@@ -80,12 +91,7 @@ def collect_folder(folder: Path) -> tuple[np.ndarray, np.ndarray]:
     :raises ValueError: the folder holds no picture whose grid is found as drawn.
     """
     rows, labels = [], []
-    for known in sorted(folder.glob("*.json")):
-        record = json.loads(known.read_text())
-        picture = next((p for p in (known.with_suffix(".png"), known.with_suffix(".jpg"))
-                        if p.exists()), None)
-        if picture is None:
-            continue
+    for picture, record in folder_pictures(folder):
         found = _labelled(load_image(picture), np.array(record["stones"], np.int8),
                           record.get("layout", "points"))
         rows += found[0]

@@ -753,26 +753,23 @@ def _loose_sides(lines: np.ndarray, grid: Grid) -> list[str]:
     apart)."""
     cell = 16
     canvas = grid.warp(lines, cell, margin=1.0)
-    halves = {"left": ((0.05, 0.45), (0.55, 0.95)), "right": ((0.55, 0.95), (0.05, 0.45)),
-              "top": ((0.05, 0.45), (0.55, 0.95)), "bottom": ((0.55, 0.95), (0.05, 0.45))}
-    reach = {True: _band_reach(canvas, grid.lines_x, grid.lines_y, True, cell),
-             False: _band_reach(canvas, grid.lines_y, grid.lines_x, False, cell)}
+    first, second = (0.05, 0.45), (0.55, 0.95)  # the halves of a band
+    counts = {True: (grid.lines_x, grid.lines_y), False: (grid.lines_y, grid.lines_x)}
+    reach = {(vertical, span): _band_reach(canvas, *counts[vertical], vertical, cell, span)
+             for vertical in (True, False) for span in ((0.2, 0.8), first, second)}
     loose = []
-    for name, count, vertical in (("left", grid.lines_x, True), ("right", grid.lines_x, True),
-                                  ("top", grid.lines_y, False),
-                                  ("bottom", grid.lines_y, False)):
-        if count <= MIN_LINES:
+    for name, vertical, edge, outer_half, inner_half in (
+            ("left", True, 0, first, second), ("right", True, -1, second, first),
+            ("top", False, 0, first, second), ("bottom", False, -1, second, first)):
+        if counts[vertical][0] <= MIN_LINES:
             continue
-        edge = 0 if name in ("left", "top") else -1
-        bands = np.percentile(reach[vertical], 75, axis=1)
+        bands = np.percentile(reach[vertical, (0.2, 0.8)], 75, axis=1)
         typical = float(np.median(bands))
-        across = grid.lines_y if vertical else grid.lines_x
-        outer, inner = (_band_reach(canvas, count, across, vertical, cell, half)[edge]
-                        for half in halves[name])
-        tiles = _half_way(inner, outer, typical)
+        tiles = _half_way(reach[vertical, inner_half][edge], reach[vertical, outer_half][edge],
+                          typical)
         # The outer line's own stretches, between the other family's lines: nothing
         # between a row of coordinates' digits.
-        runs = np.percentile(reach[not vertical], 75, axis=0)
+        runs = np.percentile(reach[not vertical, (0.2, 0.8)], 75, axis=0)
         labels = runs[edge] < LABEL_RUNS * np.median(runs)
         if bands[edge] < MARGIN_REACH * typical or tiles or labels:
             loose.append(name)
