@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import subprocess
 import sys
 from pathlib import Path
@@ -73,10 +74,15 @@ def test_self_play_games_are_legal_finished_games_with_search_targets(
         board = _replayed(game)
         assert 2 <= len(game.opening) <= 5 and game.playouts > 0
         assert len(game.best) == len(game.targets) == len(game.moves)
+        assert len(game.values) == len(game.moves)
         for n, (best, target) in enumerate(zip(game.best, game.targets, strict=True)):
             if best < 0:
-                assert target == []
+                assert target == [] and math.isnan(game.values[n])
                 continue
+            # A full search's root winrate: a probability, won where the search saw a five.
+            assert 0 <= game.values[n] <= 1
+            if len(target) == 1 and n == len(game.moves) - 1 and game.winner is not None:
+                assert game.values[n] == 1
             shares = dict(target)
             assert abs(sum(shares.values()) - 1) < 1e-6
             # The most visited move has the largest share; no share on a stone.
@@ -119,6 +125,7 @@ def test_samples_keep_results_moves_and_visit_shares(games: list[LineGame],
             wanted = (DRAW if game.winner is None
                       else WIN if game.winner is to_move else LOSS)
             assert store.result[row] == wanted and store.move[row] == game.best[n]
+            assert np.isclose(store.winrate[row], game.values[n], equal_nan=True)
             span = slice(store.target_start[row], store.target_start[row + 1])
             assert list(store.target_cell[span]) == [q for q, _ in game.targets[n]]
             assert np.allclose(store.target_share[span], [s for _, s in game.targets[n]],

@@ -8,9 +8,10 @@ near even (:attr:`LinePlayConfig.balance`; most random openings are lost for one
 a game from one teaches little) and that is none of the ``excluded`` openings (those a
 gate plays from). Every move is searched with a fixed number of playouts; as KataGo does
 ("playout cap randomisation"), only a share of the moves get the full search with root
-noise, and only those teach the policy (their visit shares); the others get a short
-search without noise and teach only the value, so that a game costs little and its
-result is learnt from every position. The first plies sample their move by the visits
+noise, and only those teach the policy (their visit shares) and give a value target
+of their own (the root's winrate, which the trainer mixes with the game's result); the
+others get a short search without noise and teach only the result, so that a game costs
+little and its result is learnt from every position. The first plies sample their move by the visits
 (with a falling temperature), so that games differ.
 
 Game ``n`` of a replay folder draws everything from ``(config.seed, n)``
@@ -20,6 +21,7 @@ after a resume (the playouts are deterministic; only a deadline could cut one sh
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -101,9 +103,11 @@ class LineGame:
     opening: list[int] = field(default_factory=list)
     moves: list[int] = field(default_factory=list)
     to_move: list[Color] = field(default_factory=list)
-    #: Per sample: the most visited move (-1 after a short search) and the visit shares.
+    #: Per sample: the most visited move (-1 after a short search), the visit shares and
+    #: the full search's winrate for the side to move (NaN after a short search).
     best: list[int] = field(default_factory=list)
     targets: list[list[tuple[int, float]]] = field(default_factory=list)
+    values: list[float] = field(default_factory=list)
     winner: Color | None = None
     playouts: int = 0
 
@@ -189,6 +193,9 @@ class SelfPlayer:
             game.best.append(best if full else -1)
             cells = np.flatnonzero(policy) if full else ()
             game.targets.append([(int(q), float(policy[q])) for q in cells])
+            # A full search's root value is far less noisy than the game's one result.
+            value = search.info.winrate if full else None
+            game.values.append(math.nan if value is None else float(value))
             mover = board.to_move
             game.moves.append(move)
             verdict = judge_move(board, move, board.rule.move_limit)
@@ -197,7 +204,7 @@ class SelfPlayer:
                 game.winner = verdict.winner
                 if verdict.winner is not None and verdict.winner is not mover:
                     # A renju foul: the move must not be taught.
-                    game.best[-1], game.targets[-1] = -1, []
+                    game.best[-1], game.targets[-1], game.values[-1] = -1, [], math.nan
                 return game
 
 
@@ -214,7 +221,8 @@ def local_games(weights: str | Path, config: LinePlayConfig,
 
 def samples_of_games(games: Sequence[LineGame]) -> SampleStore:
     """The samples of ``games``: each searched position with its result for the side to
-    move, its most visited move and visit shares (full searches only)."""
+    move, and after a full search its most visited move, visit shares and root winrate
+    (which the trainer mixes into the value target as it does a teacher's)."""
     builder = SampleBuilder(SOURCE)
     for g in games:
         cells = g.opening + g.moves
@@ -223,7 +231,7 @@ def samples_of_games(games: Sequence[LineGame]) -> SampleStore:
         for n, to_move in enumerate(g.to_move):
             result = DRAW if g.winner is None else WIN if g.winner is to_move else LOSS
             builder.add_sample(index, len(g.opening) + n, g.best[n], int(to_move), result,
-                               target=g.targets[n])
+                               g.values[n], target=g.targets[n])
     return builder.store()
 
 

@@ -5,7 +5,8 @@ Self-play games come from :mod:`brain.train.lineplay` (here, or as Ray tasks thr
 :mod:`brain.train.cluster`) into ``OUT/replay/games-*.npz``. Each iteration trains the
 model of ``OUT/train/last.pt`` (the first from ``initial``, the shipped
 ``linenet-model.pt`` by default) for ``steps`` batches at a constant learning rate: the
-newest ``buffer`` self-play samples (visit shares and game results), and with
+newest ``buffer`` self-play samples (visit shares, game results and the full searches'
+root winrates, mixed into the value target as a teacher's are), and with
 ``base_share`` of the batches the sample files of ``base`` (records and teacher labels,
 which keep what the network knew while its own games are few). A candidate is the
 export of that model, the brain ``--engine linenet --weights`` it.
