@@ -6,18 +6,21 @@ is public; it builds with mingw-w64) and give its ``piskvork.exe``. This script 
 under wine on a virtual screen (Xvfb) of its own, once per position: it writes a
 ``.psq`` file of a random position without a five (two people playing, so no brain
 moves), sets the board's skin and whether coordinates are shown in Piskvork's registry
-key, starts ``piskvork.exe FILE.psq``, and takes a screenshot of its window with
-ImageMagick's ``import`` once it is drawn, with a margin of screen around it.
+key, starts ``piskvork.exe FILE.psq``, and takes a screenshot of its window
+with ImageMagick's ``import`` once it is drawn: every other one with a margin of screen
+around it, the others of the window alone (its board then touches the picture's edges).
 Each ``NAME.png`` gets its position in ``NAME.json``: ``stones[y][x]``, 0 empty, 1
-black, 2 white, as the skin shows them (two
-skins give the first player white stones), ``layout`` ("points": every stone skin puts
-the stones on the intersections), the skin and the coordinates setting.
+black, 2 white, as the skin shows them (two stone skins give the first player white
+stones; the cross-and-ring skins' crosses, the first player's marks, count as black and
+their rings as white, as on paper), ``layout`` ("points" for the stone skins, whose
+stones stand on the intersections; "cells" for the cross-and-ring skins, whose marks
+stand in the cells), the skin, the coordinates setting and whether the margin is there.
 
 Needs wine, Xvfb, xwininfo (x11-utils) and ImageMagick (Debian: ``apt-get install wine
 xvfb x11-utils imagemagick``).
 
     .venv/bin/python bench/piskvork_screenshots.py --piskvork /work/peers/piskvork/piskvork.exe \\
-        --count 40 --out /tmp/piskvork-shots
+        --count 56 --out /tmp/piskvork-shots
 """
 
 from __future__ import annotations
@@ -35,23 +38,27 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from arena.photo.position import BLACK, WHITE, Position
+from arena.photo.position import BLACK, WHITE, Layout, Position
 from arena.photo.synth import random_position
 from brain.game.board import Board, Color
 
-#: Piskvork's stone skins (the others draw crosses and rings, gems, umbrellas...), and
-#: the colour each shows the first player's stones in.
-SKINS = {"HGarden": BLACK, "HGarden2": BLACK, "whitex": BLACK, "fontanGomo": WHITE,
-         "gomoku": WHITE}
+#: Piskvork's skins measured: the five stone skins and the two cross-and-ring ones (the
+#: default ``pisq`` and ``wood``), each with the colour it shows the first player's
+#: marks in (a cross reads as black) and where it puts them. Its other skins draw gems,
+#: umbrellas or stars.
+SKINS: dict[str, tuple[int, Layout]] = {
+    "HGarden": (BLACK, "points"), "HGarden2": (BLACK, "points"), "whitex": (BLACK, "points"),
+    "fontanGomo": (WHITE, "points"), "gomoku": (WHITE, "points"), "pisq": (BLACK, "cells"),
+    "wood": (BLACK, "cells")}
 SIZES = (15, 15, 20, 20, 19, 10)
 REGISTRY = r"HKCU\Software\Petr Lastovicka\piskvorky"
-#: Seconds to wait for Piskvork's window to appear and be drawn.
-STARTUP = 30.0
+#: Seconds to wait for Piskvork's window to appear and be drawn, and how many times
+#: to start it before giving up.
+STARTUP, TRIES = 30.0, 3
 #: A margin drawn around the window (pixels, colour: Windows' classic grey), as a
 #: screenshot of a region of the screen around the window has (Xvfb has no window
 #: manager to draw a frame). Piskvork's board touches the window's edges: a screenshot
-#: of the window alone ends half a cell past the last line, as one that cuts a board
-#: off may, and the reader refuses it.
+#: of the window alone ends where its outer tiles end.
 FRAME, FRAME_BGR = 16, (200, 208, 212)
 
 
@@ -105,8 +112,9 @@ class Screen:
         found = re.search(r'"Piskvork": \("piskvork\.exe".*?\)\s+(\d+x\d+\+\d+\+\d+)', tree)
         return found.group(1) if found else None
 
-    def shoot(self, piskvork: Path, psq: Path, picture: Path) -> None:
-        """Opens ``psq`` in Piskvork and saves its window to ``picture``."""
+    def shoot(self, piskvork: Path, psq: Path, picture: Path, framed: bool) -> None:
+        """Opens ``psq`` in Piskvork and saves its window to ``picture``, in a margin of
+        screen if ``framed``."""
         program = subprocess.Popen(["wine", str(piskvork), windows_path(psq)],
                                    cwd=piskvork.parent, env=self.env,
                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -122,9 +130,10 @@ class Screen:
             assert geometry is not None
             subprocess.run(["import", "-window", "root", "-crop", geometry, "+repage",
                             str(picture)], env=self.env, check=True)
-            window = cv2.imread(str(picture))
-            cv2.imwrite(str(picture), cv2.copyMakeBorder(
-                window, FRAME, FRAME, FRAME, FRAME, cv2.BORDER_CONSTANT, value=FRAME_BGR))
+            if framed:
+                window = cv2.imread(str(picture))
+                cv2.imwrite(str(picture), cv2.copyMakeBorder(
+                    window, FRAME, FRAME, FRAME, FRAME, cv2.BORDER_CONSTANT, value=FRAME_BGR))
         finally:
             program.terminate()
             program.wait()
@@ -152,7 +161,9 @@ def shoot(piskvork: Path, count: int, out: Path, seed: int, prefix: Path,
                 while not no_five(stones):
                     stones = random_position(rng, size, size)
                 skin = list(SKINS)[k % len(SKINS)]
+                first, layout = SKINS[skin]
                 coordinates = int(rng.random() < 0.5)
+                framed = k // len(SKINS) % 2 == 0
                 screen.setting("skin", "REG_SZ",
                                windows_path(piskvork.parent / "skins" / f"{skin}.bmp"))
                 screen.setting("souradnice", "REG_DWORD", str(coordinates))
@@ -161,10 +172,17 @@ def shoot(piskvork: Path, count: int, out: Path, seed: int, prefix: Path,
                 text = Position(stones, np.ones(stones.shape), "points").to_psq()
                 psq.write_text(text.replace(", 11:11, ", ", 0:0, ", 1))
                 name = out / f"piskvork{k:03d}"
-                screen.shoot(piskvork, psq, name.with_suffix(".png"))
+                for attempt in range(TRIES):  # wine on a busy machine is sometimes late
+                    try:
+                        screen.shoot(piskvork, psq, name.with_suffix(".png"), framed)
+                        break
+                    except RuntimeError:
+                        if attempt == TRIES - 1:
+                            raise
                 name.with_suffix(".json").write_text(json.dumps(
-                    {"stones": as_shown(stones, SKINS[skin]).astype(int).tolist(),
-                     "layout": "points", "skin": skin, "coordinates": bool(coordinates)}))
+                    {"stones": as_shown(stones, first).astype(int).tolist(),
+                     "layout": layout, "skin": skin, "coordinates": bool(coordinates),
+                     "framed": framed}))
                 written.append(name.with_suffix(".png"))
     finally:
         screen.close()

@@ -632,10 +632,10 @@ def find_grid(gray: np.ndarray, dark_lines: bool = True, seed: int = 0) -> Grid:
     if share > MOST_T_JUNCTIONS:
         raise NoBoardFound(f"the lines found meet in T-junctions at {partial} of {crossed} "
                            "crossings, not in crosses: this is no board's grid", stage=2)
-    trimmed = _trim_fitted(lines, grid)
+    trimmed = _trim_fitted(lines, gray, grid)
     if trimmed is not grid:
         grid = _refine(lines, trimmed)
-    completed = _complete(lines, grid)
+    completed = _complete(lines, gray, grid)
     if completed is not grid:
         grid = _refine(lines, completed)
     grid = _orient(grid)
@@ -714,34 +714,36 @@ MARGIN_REACH = 0.4
 
 
 def _band_reach(canvas: np.ndarray, count: int, across: int, vertical: bool,
-                cell: int, span: tuple[float, float] = (0.2, 0.8)) -> np.ndarray:
+                cell: int, span: tuple[float, float] = (0.2, 0.8), shift: float = 0.0
+                ) -> np.ndarray:
     """For each band between two neighbouring lines of one family on a fitted canvas
     (line ``i`` at ``(i + 1) * cell``) and each of the other family's ``across`` lines,
     how strongly that line runs through the ``span`` of the band (fractions of a cell
-    from its first line; by default its middle): its median response there. Shape
+    from its first line; by default its middle): its median response there; or, with
+    ``shift``, the response that far (in cells) past each of those lines. Shape
     ``(count - 1, across)``."""
     found = np.empty((count - 1, across))
     for k in range(count - 1):
         a, b = round((k + 1 + span[0]) * cell), round((k + 1 + span[1]) * cell)
         for line in range(across):
-            c = (line + 1) * cell
+            c = round((line + 1 + shift) * cell)
             part = canvas[c - 1:c + 2, a:b] if vertical else canvas[a:b, c - 1:c + 2].T
             found[k, line] = float(np.median(part.max(axis=0)))
     return found
 
 
-def _trim_fitted(lines: np.ndarray, grid: Grid) -> Grid:
+def _trim_fitted(lines: np.ndarray, gray: np.ndarray, grid: Grid) -> Grid:
     """The grid without outer lines that are no board's lines, measured on the fitted
     grid (perspective and lens undone, so a line that stops at the last grid line leaks
     nothing into the band beyond it): :func:`_loose_sides`."""
     while True:
-        loose = _loose_sides(lines, grid)
+        loose = _loose_sides(lines, gray, grid)
         if not loose:
             return grid
         grid = _resize(grid, loose[0], -1)
 
 
-def _loose_sides(lines: np.ndarray, grid: Grid) -> list[str]:
+def _loose_sides(lines: np.ndarray, gray: np.ndarray, grid: Grid) -> list[str]:
     """The sides of ``grid`` whose outer line is no board's line: the other family does
     not reach it (the board's edge, the grain of its margin: the strongest quarter of
     the band's crossing lines counts, so that a row of stones along an edge, which
@@ -753,10 +755,20 @@ def _loose_sides(lines: np.ndarray, grid: Grid) -> list[str]:
     apart)."""
     cell = 16
     canvas = grid.warp(lines, cell, margin=1.0)
+    board = grid.warp(gray, cell, margin=1.0)
     first, second = (0.05, 0.45), (0.55, 0.95)  # the halves of a band
     counts = {True: (grid.lines_x, grid.lines_y), False: (grid.lines_y, grid.lines_x)}
     reach = {(vertical, span): _band_reach(canvas, *counts[vertical], vertical, cell, span)
              for vertical in (True, False) for span in ((0.2, 0.8), first, second)}
+    between = {(vertical, span): _band_reach(canvas, *counts[vertical], vertical, cell, span,
+                                             shift=0.5)[:, :-1]
+               for vertical in (True, False) for span in (first, second)}
+    # A line's own stretches are measured where only strokes along it are left: the
+    # digits of a row of coordinates are no longer than a third of a cell.
+    runs_canvas = {vertical: _directional(canvas, vertical, LABEL_STROKE)
+                   for vertical in (True, False)}
+    own = {vertical: _band_reach(runs_canvas[not vertical], *counts[vertical], vertical, cell)
+           for vertical in (True, False)}
     loose = []
     for name, vertical, edge, outer_half, inner_half in (
             ("left", True, 0, first, second), ("right", True, -1, second, first),
@@ -765,21 +777,58 @@ def _loose_sides(lines: np.ndarray, grid: Grid) -> list[str]:
             continue
         bands = np.percentile(reach[vertical, (0.2, 0.8)], 75, axis=1)
         typical = float(np.median(bands))
-        tiles = _half_way(reach[vertical, inner_half][edge], reach[vertical, outer_half][edge],
-                          typical)
+        near, far = reach[vertical, inner_half][edge], reach[vertical, outer_half][edge]
+        tiles = _half_way(near, far, typical)
         # The outer line's own stretches, between the other family's lines: nothing
         # between a row of coordinates' digits.
-        runs = np.percentile(reach[not vertical, (0.2, 0.8)], 75, axis=0)
+        runs = np.percentile(own[not vertical], 75, axis=0)
         labels = runs[edge] < LABEL_RUNS * np.median(runs)
-        if bands[edge] < MARGIN_REACH * typical or tiles or labels:
+        # A window's toolbar past the tiles: its icons put strokes on the places of
+        # some lines and between others, but at most of both the far half is bare (where
+        # a row of stones along a real outer line would stand); and no line runs along
+        # it, or it is not the board's colour.
+        bare = max(np.median(far), np.median(between[vertical, outer_half][edge]))
+        toolbar = bool(np.percentile(near, 25) > 0.7 * typical
+                       and bare < MARGIN_REACH * typical
+                       and (runs[edge] < TOOLBAR_RUNS * np.median(runs)
+                            or _other_colour(board, grid, name, cell)))
+        if bands[edge] < MARGIN_REACH * typical or tiles or labels or toolbar:
             loose.append(name)
     return loose
 
 
 #: An outer line that runs on between its crossings less than this share of the others'
 #: is no line: a row of coordinates (a line along a row of stones still shows here
-#: and there).
-LABEL_RUNS = 0.1
+#: and there). Its stretches count from this length on (pixels at 16 a cell): a digit
+#: is shorter.
+LABEL_RUNS, LABEL_STROKE = 0.1, 7
+#: An outer line past a board's tiles that runs on between its crossings less than this
+#: share of the others' is a window's toolbar (a row of icons), not a line.
+TOOLBAR_RUNS = 0.5
+
+
+def _other_colour(board: np.ndarray, grid: Grid, side: str, cell: int) -> bool:
+    """Whether the outer half of the band on ``side`` of a fitted grid (``board``: its
+    grey canvas, line ``i`` at ``(i + 1) * cell``) is not in the colour of the inner
+    half, the board's: a window's bar beyond a board drawn in tiles."""
+    last_x, last_y = grid.lines_x * cell, grid.lines_y * cell
+    low, high = round(0.05 * cell), round(0.45 * cell)
+    span_x, span_y = slice(cell, last_x + 1), slice(cell, last_y + 1)
+    outer, inner = {
+        "top": (board[cell + low:cell + high, span_x],
+                board[2 * cell - high:2 * cell - low, span_x]),
+        "bottom": (board[last_y - high:last_y - low, span_x],
+                   board[last_y - cell + low:last_y - cell + high, span_x]),
+        "left": (board[span_y, cell + low:cell + high],
+                 board[span_y, 2 * cell - high:2 * cell - low]),
+        "right": (board[span_y, last_x - high:last_x - low],
+                  board[span_y, last_x - cell + low:last_x - cell + high])}[side]
+    return abs(float(np.median(outer)) - float(np.median(inner))) > OTHER_COLOUR
+
+
+#: Grey levels between the medians of two halves of a band that are not the same
+#: colour (a board's light changes less from one half cell to the next).
+OTHER_COLOUR = 6.0
 
 
 def _resize(grid: Grid, side: str, lines: int) -> Grid:
@@ -794,7 +843,7 @@ def _resize(grid: Grid, side: str, lines: int) -> Grid:
     return Grid(lines_x, lines_y, matrix, grid.k1, grid.centre, grid.norm, grid.residual)
 
 
-def _complete(lines: np.ndarray, grid: Grid) -> Grid:
+def _complete(lines: np.ndarray, gray: np.ndarray, grid: Grid) -> Grid:
     """Add the lines the lattice search missed at the grid's sides (the other family
     runs on past them); raise :class:`BoardCutOff` where the grid runs on off the
     picture."""
@@ -816,7 +865,7 @@ def _complete(lines: np.ndarray, grid: Grid) -> Grid:
                                   "the frame")
             if max(bigger.lines_x, bigger.lines_y) > MAX_LINES:
                 raise NoBoardFound("no grid of at most 40 lines each way found")
-            if side in _loose_sides(lines, bigger):
+            if side in _loose_sides(lines, gray, bigger):
                 continue  # not a line: a row of coordinates, a bar of the window
             grid, extended = bigger, True
         if not extended:

@@ -27,7 +27,16 @@ from arena.photo.errors import (
     UnreadableImage,
 )
 from arena.photo.grid import Grid, check_margin, find_grid, sides_out
-from arena.photo.position import EMPTY, MIN_CONFIDENCE, Layout, Position, count_problem
+from arena.photo.marks import MARK_CONFIDENCE, mark_strokes, read_marks
+from arena.photo.position import (
+    BLACK,
+    EMPTY,
+    MIN_CONFIDENCE,
+    WHITE,
+    Layout,
+    Position,
+    count_problem,
+)
 from arena.photo.stones import CELL, StoneModel, lattice_centres, point_features
 
 __all__ = ["MIN_CONFIDENCE", "Measured", "Reading", "load_image", "measure", "read_board"]
@@ -135,6 +144,7 @@ class Measured:
     grid: Grid
     scale: float  # working pixels per picture pixel
     features: dict[str, np.ndarray]  # layout -> one row per point, row by row
+    marks: dict[str, np.ndarray]  # layout -> each point's cross or ring (arena.photo.marks)
     labels: Layout | None = None  # where coordinates written beside the grid stand
 
 
@@ -250,12 +260,28 @@ def measure(image: np.ndarray) -> Measured:
     reach = int(CELL * 5 / 6)
     inside[reach:int(grid.lines_y * CELL) + (CELL - reach) + 1,
            reach:int(grid.lines_x * CELL) + (CELL - reach) + 1] = True
-    features = {}
+    strokes = mark_strokes(canvas)
+    stroke_level = max(float(np.percentile(strokes[inside], 97)), 2.0)
+    features, marks = {}, {}
     layouts: tuple[Layout, ...] = ("points", "cells")
     for layout in layouts:
         ys, xs = lattice_centres(grid.lines_x, grid.lines_y, 1.0, layout)
         features[layout] = point_features(canvas_gray, lines, ys, xs, layout, inside)
-    return Measured(grid, scale, features, _labelled(lines, grid))
+        marks[layout] = read_marks(strokes, ys, xs, stroke_level)
+    return Measured(grid, scale, features, marks, _labelled(lines, grid))
+
+
+def _with_marks(p: np.ndarray, marks: np.ndarray) -> np.ndarray:
+    """The classifier's probabilities with the crosses and rings found put in: a cross
+    is a black stone whatever the classifier saw in it; a ring is a white stone unless
+    the classifier sees a black one (a black stone with a ring drawn on it)."""
+    p = p.copy()
+    doubt = (1 - MARK_CONFIDENCE) / 2
+    sure = {colour: np.roll(np.array([MARK_CONFIDENCE, doubt, doubt]), colour)
+            for colour in (BLACK, WHITE)}
+    p[marks == BLACK] = sure[BLACK]
+    p[(marks == WHITE) & (p.argmax(axis=1) != BLACK)] = sure[WHITE]
+    return p
 
 
 #: Cells of room beyond the outer lines that a board played on the intersections needs
@@ -299,7 +325,7 @@ def read_board(image: np.ndarray | str | Path | bytes, layout: Layout | None = N
     measured = measure(picture)
     grid = measured.grid
     model = _model()
-    probabilities = {name: model.probabilities(rows)
+    probabilities = {name: _with_marks(model.probabilities(rows), measured.marks[name])
                      for name, rows in measured.features.items()}
     height, width = picture.shape[:2]
     width, height = round(width * measured.scale), round(height * measured.scale)

@@ -1,0 +1,101 @@
+"""Crosses and rings drawn in place of stones: Gomoku on paper, and Piskvork's default
+skins. A cross is the first player's mark and reads as a black stone, a ring the
+second player's and reads as a white one (a white stone drawn as an outline is a ring
+too).
+
+Marks are found in the thin strokes of the rectified board (:data:`arena.photo.stones.CELL`
+pixels a cell), in the board's own colours, before the red of a last-move mark is
+painted over: crosses and rings are often red or blue. A cross is four strokes along
+the diagonals from the point's centre with bare board between them; a ring is a stroke
+all round the centre at a stone's radius, with bare board inside. A stone drawn filled
+is neither: the stroke map keeps strokes thinner than a stone.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from arena.photo.position import BLACK, EMPTY, WHITE
+from arena.photo.stones import CELL
+
+__all__ = ["MARK_CONFIDENCE", "mark_strokes", "read_marks"]
+
+#: The probability a point read as a clear cross or ring is given.
+MARK_CONFIDENCE = 0.97
+#: Width of the structuring element of the stroke map, in canvas pixels: wider than a
+#: mark's strokes (a thick cross is a sixth of a cell), narrower than a filled stone.
+STROKE_KERNEL = 9
+#: Share of the stroke level an arm of a cross, or a part of a ring, must reach.
+STROKE = 0.35
+#: Share of the directions round the centre a ring must cover (a dashed ring has gaps),
+#: and how far (in cells) the radii it is met at may spread (the middle half of them):
+#: a ring is round, the grain of paper or the corners of a cell are not.
+RING_COVER, RING_SPREAD = 0.8, 0.06
+
+
+def _rays(angles: np.ndarray, inner: float, outer: float) -> tuple[np.ndarray, np.ndarray]:
+    """Pixel offsets (dy, dx), shape (len(angles), steps), along rays from the centre at
+    ``angles`` (radians), from ``inner`` to ``outer`` cells."""
+    radii = np.arange(round(inner * CELL), round(outer * CELL) + 1)
+    dy = np.round(np.sin(angles)[:, None] * radii[None, :]).astype(int)
+    dx = np.round(np.cos(angles)[:, None] * radii[None, :]).astype(int)
+    return dy, dx
+
+
+#: The four arms of a cross, and the directions between its arms and the grid's lines
+#: (a cross's arms run along the diagonals; on a board played on the intersections the
+#: grid lines run along the axes through the point).
+_ARMS = _rays(np.radians([45.0, 135.0, 225.0, 315.0]), 0.12, 0.36)
+_BETWEEN = _rays(np.radians([22.5, 67.5, 112.5, 157.5, 202.5, 247.5, 292.5, 337.5]),
+                 0.26, 0.36)
+#: Directions round the centre for a ring, from a little inside a stone's radius to a
+#: little outside it; and the ring's inside along the diagonals (clear of the grid
+#: lines through an intersection), where a ring leaves bare board.
+_ROUND = _rays(np.radians(np.arange(0.0, 360.0, 15.0)), 0.2, 0.42)
+_CORE = _rays(np.radians([45.0, 135.0, 225.0, 315.0]), 0.08, 0.16)
+
+
+def mark_strokes(canvas: np.ndarray) -> np.ndarray:
+    """The thin dark strokes of a BGR canvas (float32), in its own colours: a red or
+    blue mark on a grey or wooden board is darker than the board in grey."""
+    gray = cv2.cvtColor(canvas, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (STROKE_KERNEL, STROKE_KERNEL))
+    return cv2.morphologyEx(gray, cv2.MORPH_BLACKHAT, kernel)
+
+
+def read_marks(strokes: np.ndarray, ys: np.ndarray, xs: np.ndarray, level: float
+               ) -> np.ndarray:
+    """The mark at each point centred at canvas pixels ``(ys, xs)``: ``BLACK`` for a
+    cross, ``WHITE`` for a ring, ``EMPTY`` for neither. ``level`` is the strength of a
+    drawn stroke (the grid lines')."""
+    pad = CELL
+    on = cv2.copyMakeBorder((strokes > STROKE * level).astype(np.uint8), pad, pad, pad, pad,
+                            cv2.BORDER_CONSTANT, value=0)
+    # A stroke a pixel off its ray still counts: a thin cross a pixel off its point, a
+    # dashed ring with gaps.
+    near = cv2.dilate(on, np.ones((3, 3), np.uint8))
+    py, px = ys[:, None, None] + pad, xs[:, None, None] + pad
+
+    def along(image: np.ndarray, rays: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+        """Per point and ray: the share of the ray's pixels on a stroke."""
+        return image[py + rays[0][None], px + rays[1][None]].mean(axis=2)
+
+    arms = along(near, _ARMS).min(axis=1)
+    between = along(on, _BETWEEN).max(axis=1)
+    # Per direction round the centre, the radius a ring's stroke is first met at.
+    met = near[py + _ROUND[0][None], px + _ROUND[1][None]] > 0
+    first = np.where(met.any(axis=2), met.argmax(axis=2), -1).astype(float)
+    round_cover = (first >= 0).mean(axis=1)
+    # (A point where no direction meets a stroke is no ring: its radii stand at 0.)
+    radii = np.where(first >= 0, first, np.where((first >= 0).any(axis=1, keepdims=True),
+                                                 np.nan, 0.0))
+    quartiles = np.nanpercentile(radii, [25, 75], axis=1)
+    spread = (quartiles[1] - quartiles[0]) / CELL
+    core = along(on, _CORE).mean(axis=1)
+    cross = (arms > 0.6) & (between < 0.35)
+    ring = (round_cover >= RING_COVER) & (spread <= RING_SPREAD) & (core < 0.2) & ~cross
+    found = np.full(len(ys), EMPTY, np.int8)
+    found[cross] = BLACK
+    found[ring] = WHITE
+    return found
