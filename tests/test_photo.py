@@ -29,7 +29,14 @@ from arena.photo.errors import (
 from arena.photo.fit import collect_folder
 from arena.photo.position import BLACK, WHITE, Position, count_problem
 from arena.photo.read import read_board
-from arena.photo.synth import draw_board, make_sample, no_board
+from arena.photo.synth import (
+    draw_board,
+    make_sample,
+    no_board,
+    photograph,
+    random_position,
+    scan,
+)
 from brain.game.records import GameResult, parse_psq
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -105,18 +112,66 @@ def test_a_board_drawn_in_tiles_is_read_to_its_last_line() -> None:
     """Piskvork draws its board in tiles, each with its lines to the tile's edge: every
     line runs on half a cell past the last one, and the coordinates stand a cell from
     the outer lines, as evenly spaced as lines. Its board touches the window's edges:
-    without the margin of screen around the window, the picture might as well cut a
-    board off there, and it is refused."""
+    a screenshot of the window alone ends where the outer tiles end, and is read; one
+    that ends inside a cell, with lines running on to the picture's edge, cuts the
+    board off and is refused."""
     name = "piskvork_wood_coordinates.png"
-    reading = read_board(SAMPLES / name)
-    assert reading.position.stones.tolist() == KNOWN[name]["stones"]
-    assert reading.problems() == []
     image = cv2.imread(str(SAMPLES / name))
     margin = 16  # bench/piskvork_screenshots.py's margin around the window
-    with pytest.raises(BoardCutOff, match="runs off the picture on the right"):
-        read_board(image[:, :-margin])
-    with pytest.raises(BoardCutOff, match="runs off the picture on the right"):
-        read_board(image[:, : image.shape[1] * 3 // 5])
+    for picture in (image, image[margin:-margin, margin:-margin], image[:, :-margin]):
+        reading = read_board(picture)
+        assert reading.position.stones.tolist() == KNOWN[name]["stones"]
+        assert reading.problems() == []
+    for share in (0.6, 0.7, 0.8):
+        with pytest.raises(BoardCutOff, match="runs off the picture on the right"):
+            read_board(image[:, : round(image.shape[1] * share)])
+
+
+def _paper_marks(stones: np.ndarray, cell: int = 40, pad: int = 60) -> np.ndarray:
+    """A paper board drawn in cells, with a pen's crosses (the first player's) and
+    rings (the second's) in place of stones."""
+    rows, columns = stones.shape
+    board = np.full((rows * cell + 2 * pad, columns * cell + 2 * pad, 3), (236, 240, 242),
+                    np.float32)
+    for k in range(columns + 1):
+        x = pad + k * cell
+        cv2.line(board, (x, pad), (x, pad + rows * cell), (90, 90, 90), 2, cv2.LINE_AA)
+    for k in range(rows + 1):
+        y = pad + k * cell
+        cv2.line(board, (pad, y), (pad + columns * cell, y), (90, 90, 90), 2, cv2.LINE_AA)
+    arm = round(0.3 * cell)
+    for y, x in np.argwhere(stones):
+        cx, cy = pad + round((x + 0.5) * cell), pad + round((y + 0.5) * cell)
+        if stones[y, x] == BLACK:
+            for turn in (-1, 1):
+                cv2.line(board, (cx - arm, cy - turn * arm), (cx + arm, cy + turn * arm),
+                         (160, 40, 20), 3, cv2.LINE_AA)
+        else:
+            cv2.circle(board, (cx, cy), round(0.32 * cell), (30, 30, 170), 3, cv2.LINE_AA)
+    return board
+
+
+@pytest.mark.parametrize(("seed", "kind"), [(1, "scan"), (2, "scan"), (3, "photo"), (4, "photo")])
+def test_crosses_and_rings_are_read_as_black_and_white(seed: int, kind: str) -> None:
+    """Gomoku on paper: crosses are the first player's stones (black), rings the
+    second's (white), in the cells."""
+    rng = np.random.default_rng(seed)
+    stones = random_position(rng, 15, 15)
+    take = scan if kind == "scan" else photograph
+    reading = read_board(take(rng, _paper_marks(stones)))
+    assert reading.position.layout == "cells"
+    assert reading.position.stones.tolist() == stones.tolist()
+
+
+def test_a_cross_and_ring_screenshot_is_read() -> None:
+    """Piskvork's default skin: blue crosses and red dashed rings in grey cells (the
+    red is no last-move mark to paint over), the window alone, its board's left line
+    on the picture's first pixels."""
+    name = "piskvork_pisq_window.png"
+    reading = read_board(SAMPLES / name)
+    assert reading.position.layout == "cells"
+    assert reading.position.stones.tolist() == KNOWN[name]["stones"]
+    assert reading.position.count(BLACK) > 30 and reading.problems() == []
 
 
 # -- pictures that must be refused --------------------------------------------------------

@@ -640,9 +640,11 @@ def find_grid(gray: np.ndarray, dark_lines: bool = True, seed: int = 0) -> Grid:
         grid = _refine(lines, completed)
     grid = _orient(grid)
     try:
-        check_margin(grid, width, height, 0.0)
+        # (An outer line on the picture's last pixels is in it: a screenshot of a
+        # board drawn in cells may end there.)
+        check_margin(grid, width, height, -EDGE_SEEN / 2)
     except BoardCutOff:
-        if len(sides_out(grid, width, height, 0.0)) == 4:  # lines all over: text, fabric
+        if len(sides_out(grid, width, height, -EDGE_SEEN / 2)) == 4:  # lines all over: text, fabric
             raise NoBoardFound("the lines found run off the picture on every side: no board "
                                "in it", stage=2) from None
         raise
@@ -656,6 +658,7 @@ def _beyond(lines: np.ndarray, grid: Grid) -> dict[str, tuple[float, float, bool
     the tile's edge, half a cell, and no further."""
     cell = 16
     canvas = grid.warp(lines, cell, margin=1.0, outside=-1.0)
+    flat = _flat(grid)
     rows = [round((j + 1) * cell) for j in range(grid.lines_y)]
     cols = [round((i + 1) * cell) for i in range(grid.lines_x)]
 
@@ -685,6 +688,12 @@ def _beyond(lines: np.ndarray, grid: Grid) -> dict[str, tuple[float, float, bool
     found = {}
     for side, (across, beyond, within, near, far, vertical_band) in spans.items():
         out = band(across, *beyond, vertical_band)
+        if flat:
+            # On a screenshot, what lines running on have over the strokes halfway
+            # between them: the text of a window's status bar is strokes everywhere.
+            halfway = [c + cell // 2 for c in across[:-1]] + [across[-1] - cell // 2]
+            between = np.maximum(band(halfway, *beyond, vertical_band), 0.0)
+            out = np.where(out >= 0, np.maximum(out - between, 0.0), out)
         inside = band(across, *within, vertical_band)
         seen = out >= 0
         strength_in = float(inside[inside >= 0].mean()) if (inside >= 0).any() else 0.0
@@ -694,17 +703,40 @@ def _beyond(lines: np.ndarray, grid: Grid) -> dict[str, tuple[float, float, bool
         # Both halves in the picture: where the picture ends half a cell past the last
         # line, it may end a board drawn in tiles or cut any board off; refuse it then.
         tiles = bool((near_half >= 0).all() and (far_half >= 0).all()
-                     and _half_way(near_half, far_half, strength_in))
+                     and _half_way(near_half, far_half, strength_in, flat))
         found[side] = (strength_out / max(strength_in, 1e-6), float(seen.mean()), tiles)
     return found
 
 
-def _half_way(near: np.ndarray, far: np.ndarray, strength: float) -> bool:
+def _half_way(near: np.ndarray, far: np.ndarray, strength: float, flat: bool) -> bool:
     """Whether crossing lines run on as on a board drawn in tiles (Piskvork): each to
     its tile's edge, through the ``near`` half of a cell and not the ``far`` one (their
-    responses per crossing line), against the ``strength`` of lines inside the grid."""
-    return bool(np.percentile(near, 25) > 0.7 * strength
+    responses per crossing line), against the ``strength`` of lines inside the grid.
+    On a ``flat`` picture (:func:`_flat`) most of them will do (stones on the outer
+    line hide some in the near half); on a photo, where the fit leaves the outer lines
+    a little off, three quarters."""
+    return bool(np.percentile(near, 50 if flat else 25) > 0.7 * strength
                 and np.percentile(far, 75) < MARGIN_REACH * strength)
+
+
+def _flat(grid: Grid) -> bool:
+    """Whether the grid lies flat and square in the picture, every cell the same size
+    and its lines along the picture's axes, as on a screenshot (not a photo or a
+    scan)."""
+    corners_u = np.array([0.0, grid.lines_x - 2.0, 0.0, grid.lines_x - 2.0])
+    corners_v = np.array([0.0, 0.0, grid.lines_y - 2.0, grid.lines_y - 2.0])
+    x0, y0 = grid.image_points(corners_u, corners_v)
+    xu, yu = grid.image_points(corners_u + 1, corners_v)
+    xv, yv = grid.image_points(corners_u, corners_v + 1)
+    across, down = np.hypot(xu - x0, yu - y0), np.hypot(xv - x0, yv - y0)
+    skew = np.maximum(np.abs(yu - y0) / across, np.abs(xv - x0) / down)
+    return bool(skew.max() < FLAT_SKEW and np.ptp(across) < FLAT_SIZE * across.mean()
+                and np.ptp(down) < FLAT_SIZE * down.mean())
+
+
+#: A flat grid's lines lean off the picture's axes by less than this (a tangent), and
+#: its cells differ in size by less than this share.
+FLAT_SKEW, FLAT_SIZE = 0.01, 0.03
 
 
 #: An outer band of the fitted grid whose crossing lines reach less than this share of
@@ -756,6 +788,7 @@ def _loose_sides(lines: np.ndarray, gray: np.ndarray, grid: Grid) -> list[str]:
     cell = 16
     canvas = grid.warp(lines, cell, margin=1.0)
     board = grid.warp(gray, cell, margin=1.0)
+    flat = _flat(grid)
     first, second = (0.05, 0.45), (0.55, 0.95)  # the halves of a band
     counts = {True: (grid.lines_x, grid.lines_y), False: (grid.lines_y, grid.lines_x)}
     reach = {(vertical, span): _band_reach(canvas, *counts[vertical], vertical, cell, span)
@@ -778,17 +811,17 @@ def _loose_sides(lines: np.ndarray, gray: np.ndarray, grid: Grid) -> list[str]:
         bands = np.percentile(reach[vertical, (0.2, 0.8)], 75, axis=1)
         typical = float(np.median(bands))
         near, far = reach[vertical, inner_half][edge], reach[vertical, outer_half][edge]
-        tiles = _half_way(near, far, typical)
+        tiles = _half_way(near, far, typical, flat)
         # The outer line's own stretches, between the other family's lines: nothing
         # between a row of coordinates' digits.
         runs = np.percentile(own[not vertical], 75, axis=0)
         labels = runs[edge] < LABEL_RUNS * np.median(runs)
-        # A window's toolbar past the tiles: its icons put strokes on the places of
-        # some lines and between others, but at most of both the far half is bare (where
-        # a row of stones along a real outer line would stand); and no line runs along
-        # it, or it is not the board's colour.
+        # A window's toolbar past the tiles of a screenshot: its icons put strokes on
+        # the places of some lines and between others, but at most of both the far half
+        # is bare (where a row of stones along a real outer line would stand); and no
+        # line runs along it, or it is not the board's colour.
         bare = max(np.median(far), np.median(between[vertical, outer_half][edge]))
-        toolbar = bool(np.percentile(near, 25) > 0.7 * typical
+        toolbar = bool(flat and np.percentile(near, 25) > 0.7 * typical
                        and bare < MARGIN_REACH * typical
                        and (runs[edge] < TOOLBAR_RUNS * np.median(runs)
                             or _other_colour(board, grid, name, cell)))
@@ -850,7 +883,16 @@ def _complete(lines: np.ndarray, gray: np.ndarray, grid: Grid) -> Grid:
     height, width = lines.shape
     for _ in range(MAX_LINES):
         extended = False
-        for side, (ratio, seen, tiles) in _beyond(lines, grid).items():
+        beyond = _beyond(lines, grid)
+        rooms = {side: _edge_distance(grid, side, width, height) for side in beyond}
+        for side, (ratio, seen, tiles) in beyond.items():
+            # A board drawn in tiles shows it on another side: its lines stop half a
+            # cell past the outer line there, or the picture ends there too.
+            tiled = any(other != side and (beyond[other][2]
+                                           or abs(rooms[other] - 0.5) <= TILE_EDGE)
+                        for other in beyond)
+            if _ends_at_picture_edge(lines, grid, side, rooms[side], tiled):
+                continue
             if seen < 0.5 or ratio < 0.5 or tiles:
                 continue
             bigger = _resize(grid, side, 1)
@@ -871,6 +913,68 @@ def _complete(lines: np.ndarray, gray: np.ndarray, grid: Grid) -> Grid:
         if not extended:
             return grid
     return grid
+
+
+def _edge_distance(grid: Grid, side: str, width: int, height: int) -> float:
+    """How far past the outer line on ``side`` the picture of ``width`` by ``height``
+    ends, in cells (the median along the line; 1 or more: a cell or more)."""
+    steps = np.linspace(0, (grid.lines_y if side in ("left", "right") else grid.lines_x) - 1, 9)
+    past = np.linspace(0.0, 1.0, 101)
+    outer = {"left": 0.0, "top": 0.0, "right": grid.lines_x - 1.0,
+             "bottom": grid.lines_y - 1.0}[side]
+    across = outer + (-past if side in ("left", "top") else past)
+    a, b = np.meshgrid(across, steps)  # one row per place along the line
+    x, y = grid.image_points(a, b) if side in ("left", "right") else grid.image_points(b, a)
+    out = (x < 0) | (y < 0) | (x > width - 1) | (y > height - 1)
+    exits = np.where(out.any(axis=1), past[out.argmax(axis=1)], 1.0)
+    return float(np.median(exits))
+
+
+def _ends_at_picture_edge(lines: np.ndarray, grid: Grid, side: str, room: float,
+                          tiled: bool) -> bool:
+    """Whether the picture ends less than a cell past the outer line on ``side`` (it
+    ends ``room`` cells past it); raise :class:`BoardCutOff` if the other family's
+    lines run on there to the picture's edge, unless it ends where the outer tiles of a
+    board drawn in tiles (``tiled``: it shows so elsewhere) end, half a cell past the
+    line: a screenshot of a window whose board touches its edges. On a board that is
+    not cut off, lines run on past the outer line only on such a board, and only to
+    its tiles' edge."""
+    if room >= 1.0:
+        return False
+    if room < EDGE_SEEN or (tiled and abs(room - 0.5) <= TILE_EDGE):
+        return True  # too little to see beyond the line; or whole outer tiles
+    cell = 32  # fine enough to see a few hundredths of a cell beyond the line
+    canvas = grid.warp(lines, cell, margin=1.0, outside=-1.0)
+    vertical = side in ("left", "right")
+    count = grid.lines_x if vertical else grid.lines_y
+    across = [(k + 1) * cell for k in range(grid.lines_y if vertical else grid.lines_x)]
+    outer = cell if side in ("left", "top") else count * cell  # the outer line's place
+    outwards = -1 if side in ("left", "top") else 1
+    low, high = round(0.04 * cell), max(round((room - 0.04) * cell), round(0.04 * cell) + 1)
+
+    def run(direction: int) -> float:
+        """The strongest quarter of the crossing lines' median responses from the outer
+        line on in ``direction`` over as long a stretch as the picture shows beyond."""
+        ends = sorted((outer + direction * low, outer + direction * high))
+        found = []
+        for c in across:
+            part = canvas[c - 1:c + 2, ends[0]:ends[1] + 1] if vertical else \
+                canvas[ends[0]:ends[1] + 1, c - 1:c + 2].T
+            strongest = part.max(axis=0)
+            seen = strongest[strongest >= 0]
+            found.append(float(np.median(seen)) if seen.size else 0.0)
+        return float(np.percentile(found, 75))
+
+    if run(outwards) >= 0.5 * max(run(-outwards), 1e-6):
+        raise BoardCutOff(f"the board runs off the picture on the {side}: take it again "
+                          "with the whole board and a margin around it in the frame")
+    return True
+
+
+#: Less than this many cells past the outer line, the picture shows too little to tell
+#: a board cut off from one that ends there; a board drawn in tiles ends half a cell
+#: past its outer line, give or take this many cells.
+EDGE_SEEN, TILE_EDGE = 0.12, 0.05
 
 
 #: Share of inner crossings with some but not all four arms: below the first, a lattice

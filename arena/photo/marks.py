@@ -16,7 +16,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from arena.photo.position import BLACK, EMPTY, WHITE
+from arena.photo.position import BLACK, EMPTY, WHITE, Layout
 from arena.photo.stones import CELL
 
 __all__ = ["MARK_CONFIDENCE", "mark_strokes", "read_marks"]
@@ -28,10 +28,13 @@ MARK_CONFIDENCE = 0.97
 STROKE_KERNEL = 9
 #: Share of the stroke level an arm of a cross, or a part of a ring, must reach.
 STROKE = 0.35
+#: Least share of each arm of a cross on a stroke, and most share of any direction
+#: between its arms (a thick or blurred cross's strokes reach some way into them).
+CROSS_ARMS, CROSS_BETWEEN = 0.5, 0.65
 #: Share of the directions round the centre a ring must cover (a dashed ring has gaps),
 #: and how far (in cells) the radii it is met at may spread (the middle half of them):
 #: a ring is round, the grain of paper or the corners of a cell are not.
-RING_COVER, RING_SPREAD = 0.8, 0.06
+RING_COVER, RING_SPREAD = 0.8, 0.1
 
 
 def _rays(angles: np.ndarray, inner: float, outer: float) -> tuple[np.ndarray, np.ndarray]:
@@ -53,7 +56,10 @@ _BETWEEN = _rays(np.radians([22.5, 67.5, 112.5, 157.5, 202.5, 247.5, 292.5, 337.
 #: little outside it; and the ring's inside along the diagonals (clear of the grid
 #: lines through an intersection), where a ring leaves bare board.
 _ROUND = _rays(np.radians(np.arange(0.0, 360.0, 15.0)), 0.2, 0.42)
-_CORE = _rays(np.radians([45.0, 135.0, 225.0, 315.0]), 0.08, 0.16)
+_CORE = _rays(np.radians([45.0, 135.0, 225.0, 315.0]), 0.08, 0.2)
+#: Most share of a ring's inside that may show strokes: a ring leaves bare board there
+#: (the grain of a photo does not).
+RING_CORE = 0.07
 
 
 def mark_strokes(canvas: np.ndarray) -> np.ndarray:
@@ -64,11 +70,14 @@ def mark_strokes(canvas: np.ndarray) -> np.ndarray:
     return cv2.morphologyEx(gray, cv2.MORPH_BLACKHAT, kernel)
 
 
-def read_marks(strokes: np.ndarray, ys: np.ndarray, xs: np.ndarray, level: float
-               ) -> np.ndarray:
-    """The mark at each point centred at canvas pixels ``(ys, xs)``: ``BLACK`` for a
-    cross, ``WHITE`` for a ring, ``EMPTY`` for neither. ``level`` is the strength of a
-    drawn stroke (the grid lines')."""
+def read_marks(strokes: np.ndarray, ys: np.ndarray, xs: np.ndarray, level: float,
+               layout: Layout) -> np.ndarray:
+    """The mark at each point centred at canvas pixels ``(ys, xs)`` of a ``layout``:
+    ``BLACK`` for a cross, ``WHITE`` for a ring, ``EMPTY`` for neither. ``level`` is the
+    strength of a drawn stroke (the grid lines'). Rings are looked for in the cells
+    only: on an intersection the lines through it, crossed by the grain of a photo,
+    make rings enough, and the stone classifier reads a ring drawn there (a white
+    stone's outline) itself."""
     pad = CELL
     on = cv2.copyMakeBorder((strokes > STROKE * level).astype(np.uint8), pad, pad, pad, pad,
                             cv2.BORDER_CONSTANT, value=0)
@@ -93,8 +102,9 @@ def read_marks(strokes: np.ndarray, ys: np.ndarray, xs: np.ndarray, level: float
     quartiles = np.nanpercentile(radii, [25, 75], axis=1)
     spread = (quartiles[1] - quartiles[0]) / CELL
     core = along(on, _CORE).mean(axis=1)
-    cross = (arms > 0.6) & (between < 0.35)
-    ring = (round_cover >= RING_COVER) & (spread <= RING_SPREAD) & (core < 0.2) & ~cross
+    cross = (arms > CROSS_ARMS) & (between < CROSS_BETWEEN)
+    ring = (round_cover >= RING_COVER) & (spread <= RING_SPREAD) & (core < RING_CORE) & ~cross \
+        & (layout == "cells")
     found = np.full(len(ys), EMPTY, np.int8)
     found[cross] = BLACK
     found[ring] = WHITE

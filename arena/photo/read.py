@@ -267,7 +267,7 @@ def measure(image: np.ndarray) -> Measured:
     for layout in layouts:
         ys, xs = lattice_centres(grid.lines_x, grid.lines_y, 1.0, layout)
         features[layout] = point_features(canvas_gray, lines, ys, xs, layout, inside)
-        marks[layout] = read_marks(strokes, ys, xs, stroke_level)
+        marks[layout] = read_marks(strokes, ys, xs, stroke_level, layout)
     return Measured(grid, scale, features, marks, _labelled(lines, grid))
 
 
