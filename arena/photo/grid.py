@@ -685,6 +685,9 @@ def _beyond(lines: np.ndarray, grid: Grid) -> dict[str, tuple[float, float, bool
              "bottom": (cols, (last_y + 0.2, last_y + 0.8), (last_y - 0.8, last_y - 0.2),
                         (last_y + 0.05, last_y + 0.45), (last_y + 0.55, last_y + 0.95),
                         False)}
+    # The half cell inside each outer line, where the lines that reach it run.
+    reaching_spans = {"left": (1.05, 1.45), "right": (last_x - 0.45, last_x - 0.05),
+                      "top": (1.05, 1.45), "bottom": (last_y - 0.45, last_y - 0.05)}
     found = {}
     for side, (across, beyond, within, near, far, vertical_band) in spans.items():
         out = band(across, *beyond, vertical_band)
@@ -702,20 +705,25 @@ def _beyond(lines: np.ndarray, grid: Grid) -> dict[str, tuple[float, float, bool
         far_half = band(across, *far, vertical_band)
         # Both halves in the picture: where the picture ends half a cell past the last
         # line, it may end a board drawn in tiles or cut any board off; refuse it then.
+        reaching = band(across, *reaching_spans[side], vertical_band)
         tiles = bool((near_half >= 0).all() and (far_half >= 0).all()
-                     and _half_way(near_half, far_half, strength_in, flat))
+                     and _half_way(near_half, far_half, reaching, strength_in))
         found[side] = (strength_out / max(strength_in, 1e-6), float(seen.mean()), tiles)
     return found
 
 
-def _half_way(near: np.ndarray, far: np.ndarray, strength: float, flat: bool) -> bool:
+def _half_way(near: np.ndarray, far: np.ndarray, reaching: np.ndarray, strength: float
+              ) -> bool:
     """Whether crossing lines run on as on a board drawn in tiles (Piskvork): each to
     its tile's edge, through the ``near`` half of a cell and not the ``far`` one (their
     responses per crossing line), against the ``strength`` of lines inside the grid.
-    On a ``flat`` picture (:func:`_flat`) most of them will do (stones on the outer
-    line hide some in the near half); on a photo, where the fit leaves the outer lines
-    a little off, three quarters."""
-    return bool(np.percentile(near, 50 if flat else 25) > 0.7 * strength
+    Only the lines that reach the outer line (``reaching``: their responses in the half
+    cell inside it) are asked to run on: a stone on the outer line hides a line on both
+    sides of it."""
+    reach = reaching > 0.7 * strength
+    if reach.sum() >= MIN_LINES // 2 + 1:
+        near = near[reach]
+    return bool(np.percentile(near, 25) > 0.7 * strength
                 and np.percentile(far, 75) < MARGIN_REACH * strength)
 
 
@@ -811,7 +819,9 @@ def _loose_sides(lines: np.ndarray, gray: np.ndarray, grid: Grid) -> list[str]:
         bands = np.percentile(reach[vertical, (0.2, 0.8)], 75, axis=1)
         typical = float(np.median(bands))
         near, far = reach[vertical, inner_half][edge], reach[vertical, outer_half][edge]
-        tiles = _half_way(near, far, typical, flat)
+        # The half band inside the next line, next to it: where the lines reaching it run.
+        reaching = reach[vertical, outer_half][1 if edge == 0 else -2]
+        tiles = _half_way(near, far, reaching, typical)
         # The outer line's own stretches, between the other family's lines: nothing
         # between a row of coordinates' digits.
         runs = np.percentile(own[not vertical], 75, axis=0)

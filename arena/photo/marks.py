@@ -26,11 +26,12 @@ MARK_CONFIDENCE = 0.97
 #: Width of the structuring element of the stroke map, in canvas pixels: wider than a
 #: mark's strokes (a thick cross is a sixth of a cell), narrower than a filled stone.
 STROKE_KERNEL = 9
-#: Share of the stroke level an arm of a cross, or a part of a ring, must reach.
-STROKE = 0.35
-#: Least share of each arm of a cross on a stroke, and most share of any direction
-#: between its arms (a thick or blurred cross's strokes reach some way into them).
-CROSS_ARMS, CROSS_BETWEEN = 0.5, 0.65
+#: Share of the stroke level a part of a ring must reach, and an arm of a cross.
+STROKE, CROSS_STROKE = 0.35, 0.5
+#: Least share of each arm of a cross on a stroke, most share of any direction between
+#: its arms (a thick or blurred cross's strokes reach some way into them), and by how
+#: much the weakest arm must stand out from the strongest direction between.
+CROSS_ARMS, CROSS_BETWEEN, CROSS_STANDS_OUT = 0.5, 0.65, 0.25
 #: Share of the directions round the centre a ring must cover (a dashed ring has gaps),
 #: and how far (in cells) the radii it is met at may spread (the middle half of them):
 #: a ring is round, the grain of paper or the corners of a cell are not.
@@ -50,6 +51,7 @@ def _rays(angles: np.ndarray, inner: float, outer: float) -> tuple[np.ndarray, n
 #: (a cross's arms run along the diagonals; on a board played on the intersections the
 #: grid lines run along the axes through the point).
 _ARMS = _rays(np.radians([45.0, 135.0, 225.0, 315.0]), 0.12, 0.36)
+_ARMS_INNER = _rays(np.radians([45.0, 135.0, 225.0, 315.0]), 0.1, 0.24)
 _BETWEEN = _rays(np.radians([22.5, 67.5, 112.5, 157.5, 202.5, 247.5, 292.5, 337.5]),
                  0.26, 0.36)
 #: Directions round the centre for a ring, from a little inside a stone's radius to a
@@ -90,7 +92,11 @@ def read_marks(strokes: np.ndarray, ys: np.ndarray, xs: np.ndarray, level: float
         """Per point and ray: the share of the ray's pixels on a stroke."""
         return image[py + rays[0][None], px + rays[1][None]].mean(axis=2)
 
-    arms = along(near, _ARMS).min(axis=1)
+    # A cross's arms are drawn as strongly as the lines (the grain of a photo is not).
+    strong = cv2.dilate(cv2.copyMakeBorder((strokes > CROSS_STROKE * level).astype(np.uint8),
+                                           pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0),
+                        np.ones((3, 3), np.uint8))
+    arms = along(strong, _ARMS).min(axis=1)
     between = along(on, _BETWEEN).max(axis=1)
     # Per direction round the centre, the radius a ring's stroke is first met at.
     met = near[py + _ROUND[0][None], px + _ROUND[1][None]] > 0
@@ -102,7 +108,12 @@ def read_marks(strokes: np.ndarray, ys: np.ndarray, xs: np.ndarray, level: float
     quartiles = np.nanpercentile(radii, [25, 75], axis=1)
     spread = (quartiles[1] - quartiles[0]) / CELL
     core = along(on, _CORE).mean(axis=1)
-    cross = (arms > CROSS_ARMS) & (between < CROSS_BETWEEN)
+    # A cross's strokes run from its centre and stand out from the directions between
+    # them; a stone's outline circles its centre alike in every direction, and the
+    # outlines of four stones round an empty point cross its diagonals off its centre.
+    inner = along(strong, _ARMS_INNER).min(axis=1)
+    cross = (arms > CROSS_ARMS) & (inner > CROSS_ARMS) & (between < CROSS_BETWEEN) \
+        & (arms - between >= CROSS_STANDS_OUT)
     ring = (round_cover >= RING_COVER) & (spread <= RING_SPREAD) & (core < RING_CORE) & ~cross \
         & (layout == "cells")
     found = np.full(len(ys), EMPTY, np.int8)

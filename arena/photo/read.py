@@ -284,6 +284,8 @@ def _with_marks(p: np.ndarray, marks: np.ndarray) -> np.ndarray:
     return p
 
 
+#: Crosses and rings that tell where a board's marks stand, at the least.
+MIN_MARKS = 3
 #: Cells of room beyond the outer lines that a board played on the intersections needs
 #: to show a stone on its edge (a stone's radius).
 EDGE_STONE_ROOM = 0.45
@@ -295,12 +297,23 @@ def _layout(probabilities: dict[str, np.ndarray], measured: Measured, width: int
     cells if the picture ends too close to its outer lines for a stone on an edge
     intersection (a screen board drawn in cells often ends at its last line); else where
     its coordinates stand, if it has any; else the layout that gives a usual size (15,
-    19 or 20 lines: points; 16 or 21 lines: cells of 15 or 20)."""
+    19 or 20 lines: points; 16 or 21 lines: cells of 15 or 20). Where crosses and
+    rings make half the stones or more that either layout holds, in one layout alone,
+    that layout."""
     grid = measured.grid
     score = {}
     for layout, p in probabilities.items():
         stones = p.argmax(axis=1) != EMPTY
         score[layout] = float((1 - p[stones, EMPTY]).sum())
+    marks = {layout: int(np.count_nonzero(found)) for layout, found in measured.marks.items()}
+    most = max(int(np.count_nonzero(p.argmax(axis=1) != EMPTY)) for p in probabilities.values())
+    marked = [layout for layout, count in marks.items()
+              if count >= MIN_MARKS and 2 * count >= most]
+    if len(marked) == 1:
+        # Crosses and rings drawn in place of stones: the layout where they stand (the
+        # meeting corners of crosses in four cells may look like stones to the
+        # classifier).
+        return marked[0]
     if max(score.values()) >= 1.0:
         return "points" if score["points"] >= score["cells"] else "cells"
     if sides_out(grid, width, height, EDGE_STONE_ROOM):
