@@ -707,21 +707,23 @@ def _beyond(lines: np.ndarray, grid: Grid) -> dict[str, tuple[float, float, bool
         # line, it may end a board drawn in tiles or cut any board off; refuse it then.
         reaching = band(across, *reaching_spans[side], vertical_band)
         tiles = bool((near_half >= 0).all() and (far_half >= 0).all()
-                     and _half_way(near_half, far_half, reaching, strength_in))
+                     and _half_way(near_half, far_half, reaching, strength_in, flat))
         found[side] = (strength_out / max(strength_in, 1e-6), float(seen.mean()), tiles)
     return found
 
 
-def _half_way(near: np.ndarray, far: np.ndarray, reaching: np.ndarray, strength: float
-              ) -> bool:
+def _half_way(near: np.ndarray, far: np.ndarray, reaching: np.ndarray, strength: float,
+              flat: bool) -> bool:
     """Whether crossing lines run on as on a board drawn in tiles (Piskvork): each to
     its tile's edge, through the ``near`` half of a cell and not the ``far`` one (their
     responses per crossing line), against the ``strength`` of lines inside the grid.
-    Only the lines that reach the outer line (``reaching``: their responses in the half
-    cell inside it) are asked to run on: a stone on the outer line hides a line on both
-    sides of it."""
+    On a ``flat`` picture (:func:`_flat`, a screenshot) only the lines that reach the
+    outer line (``reaching``: their responses in the half cell inside it) are asked to
+    run on: a stone on the outer line hides a line on both sides of it. (On a photo,
+    where the fit leaves an outer line a little off, that let a board's margin pass
+    for tiles.)"""
     reach = reaching > 0.7 * strength
-    if reach.sum() >= MIN_LINES // 2 + 1:
+    if flat and reach.sum() >= MIN_LINES // 2 + 1:
         near = near[reach]
     return bool(np.percentile(near, 25) > 0.7 * strength
                 and np.percentile(far, 75) < MARGIN_REACH * strength)
@@ -821,7 +823,7 @@ def _loose_sides(lines: np.ndarray, gray: np.ndarray, grid: Grid) -> list[str]:
         near, far = reach[vertical, inner_half][edge], reach[vertical, outer_half][edge]
         # The half band inside the next line, next to it: where the lines reaching it run.
         reaching = reach[vertical, outer_half][1 if edge == 0 else -2]
-        tiles = _half_way(near, far, reaching, typical)
+        tiles = _half_way(near, far, reaching, typical, flat)
         # The outer line's own stretches, between the other family's lines: nothing
         # between a row of coordinates' digits.
         runs = np.percentile(own[not vertical], 75, axis=0)
