@@ -723,7 +723,7 @@ def _half_way(near: np.ndarray, far: np.ndarray, reaching: np.ndarray, strength:
     where the fit leaves an outer line a little off, that let a board's margin pass
     for tiles.)"""
     reach = reaching > 0.7 * strength
-    if flat and reach.sum() >= MIN_LINES // 2 + 1:
+    if flat and 2 * reach.sum() >= max(len(reach), MIN_LINES):  # half of them at least
         near = near[reach]
     return bool(np.percentile(near, 25) > 0.7 * strength
                 and np.percentile(far, 75) < MARGIN_REACH * strength)
@@ -746,7 +746,7 @@ def _flat(grid: Grid) -> bool:
 
 #: A flat grid's lines lean off the picture's axes by less than this (a tangent), and
 #: its cells differ in size by less than this share.
-FLAT_SKEW, FLAT_SIZE = 0.01, 0.03
+FLAT_SKEW, FLAT_SIZE = 0.02, 0.03
 
 
 #: An outer band of the fitted grid whose crossing lines reach less than this share of

@@ -52,6 +52,9 @@ def _rays(angles: np.ndarray, inner: float, outer: float) -> tuple[np.ndarray, n
 #: grid lines run along the axes through the point).
 _ARMS = _rays(np.radians([45.0, 135.0, 225.0, 315.0]), 0.12, 0.36)
 _ARMS_INNER = _rays(np.radians([45.0, 135.0, 225.0, 315.0]), 0.1, 0.24)
+#: The centre of a point, where a cross's strokes meet (a ring of a stone's drawing
+#: leaves it bare).
+_HUB = tuple(offset.ravel()[None, :] for offset in np.mgrid[-2:3, -2:3])
 _BETWEEN = _rays(np.radians([22.5, 67.5, 112.5, 157.5, 202.5, 247.5, 292.5, 337.5]),
                  0.26, 0.36)
 #: Directions round the centre for a ring, from a little inside a stone's radius to a
@@ -112,8 +115,9 @@ def read_marks(strokes: np.ndarray, ys: np.ndarray, xs: np.ndarray, level: float
     # them; a stone's outline circles its centre alike in every direction, and the
     # outlines of four stones round an empty point cross its diagonals off its centre.
     inner = along(strong, _ARMS_INNER).min(axis=1)
-    cross = (arms > CROSS_ARMS) & (inner > CROSS_ARMS) & (between < CROSS_BETWEEN) \
-        & (arms - between >= CROSS_STANDS_OUT)
+    hub = strong[py + _HUB[0][None], px + _HUB[1][None]].mean(axis=2)[:, 0]
+    cross = (arms > CROSS_ARMS) & (inner > CROSS_ARMS) & (hub > CROSS_ARMS) \
+        & (between < CROSS_BETWEEN) & (arms - between >= CROSS_STANDS_OUT)
     ring = (round_cover >= RING_COVER) & (spread <= RING_SPREAD) & (core < RING_CORE) & ~cross \
         & (layout == "cells")
     found = np.full(len(ys), EMPTY, np.int8)
