@@ -84,9 +84,8 @@ def folder_pictures(folder: Path) -> Iterator[tuple[Path, dict]]:
 
 
 def collect_folder(folder: Path) -> tuple[np.ndarray, np.ndarray]:
-    """Measurements and labels of the pictures in ``folder``: each ``NAME.png`` or
-    ``NAME.jpg`` with its position in ``NAME.json`` (``stones[y][x]``, ``layout``), as
-    ``bench/blender_boards.py`` writes them.
+    """Measurements and labels of the pictures of :func:`folder_pictures` (as
+    ``bench/blender_boards.py`` writes them).
 
     :raises ValueError: the folder holds no picture whose grid is found as drawn.
     """

@@ -812,21 +812,25 @@ def _loose_sides(lines: np.ndarray, gray: np.ndarray, grid: Grid) -> list[str]:
                    for vertical in (True, False)}
     own = {vertical: _band_reach(runs_canvas[not vertical], *counts[vertical], vertical, cell)
            for vertical in (True, False)}
+    # Per family: each band's reach, the typical band's, and each line's own stretches.
+    bands = {vertical: np.percentile(reach[vertical, (0.2, 0.8)], 75, axis=1)
+             for vertical in (True, False)}
+    typicals = {vertical: float(np.median(bands[vertical])) for vertical in (True, False)}
+    runs_of = {vertical: np.percentile(own[vertical], 75, axis=0) for vertical in (True, False)}
     loose = []
     for name, vertical, edge, outer_half, inner_half in (
             ("left", True, 0, first, second), ("right", True, -1, second, first),
             ("top", False, 0, first, second), ("bottom", False, -1, second, first)):
         if counts[vertical][0] <= MIN_LINES:
             continue
-        bands = np.percentile(reach[vertical, (0.2, 0.8)], 75, axis=1)
-        typical = float(np.median(bands))
+        typical = typicals[vertical]
         near, far = reach[vertical, inner_half][edge], reach[vertical, outer_half][edge]
         # The half band inside the next line, next to it: where the lines reaching it run.
         reaching = reach[vertical, outer_half][1 if edge == 0 else -2]
         tiles = _half_way(near, far, reaching, typical, flat)
         # The outer line's own stretches, between the other family's lines: nothing
         # between a row of coordinates' digits.
-        runs = np.percentile(own[not vertical], 75, axis=0)
+        runs = runs_of[not vertical]
         labels = runs[edge] < LABEL_RUNS * np.median(runs)
         # A window's toolbar past the tiles of a screenshot: its icons put strokes on
         # the places of some lines and between others, but at most of both the far half
@@ -837,7 +841,7 @@ def _loose_sides(lines: np.ndarray, gray: np.ndarray, grid: Grid) -> list[str]:
                        and bare < MARGIN_REACH * typical
                        and (runs[edge] < TOOLBAR_RUNS * np.median(runs)
                             or _other_colour(board, grid, name, cell)))
-        if bands[edge] < MARGIN_REACH * typical or tiles or labels or toolbar:
+        if bands[vertical][edge] < MARGIN_REACH * typical or tiles or labels or toolbar:
             loose.append(name)
     return loose
 

@@ -11,8 +11,8 @@ gate plays from). Every move is searched with a fixed number of playouts; as Kat
 noise, and only those teach the policy (their visit shares) and give a value target
 of their own (the root's winrate, which the trainer mixes with the game's result); the
 others get a short search without noise and teach only the result, so that a game costs
-little and its result is learnt from every position. The first plies sample their move by the visits
-(with a falling temperature), so that games differ.
+little and its result is learnt from every position. The first plies sample their move
+by the visits (with a falling temperature), so that games differ.
 
 Game ``n`` of a replay folder draws everything from ``(config.seed, n)``
 (:func:`brain.train.selfplay.game_rng`): it is the same game here, on a cluster node and
