@@ -13,9 +13,11 @@ SPRT, ``rate`` and resume are those of a local run. ADDRESS is as for
 **Failures.** A task whose worker process or node dies is submitted again (the game is
 played again from its opening, on any node with room), up to :data:`MAX_ATTEMPTS` times,
 each loss logged as a ``game_replayed`` event; the dead worker's brains are killed by its
-reaper (:mod:`arena.reaper`). Only a record that came back is written, once, by the driver,
-so a game is never counted twice. A driver killed outright leaves its run directory as a
-local run does, and the same command continues it (Ray ends a dead driver's tasks).
+reaper (:mod:`arena.reaper`), and a worker whose node's raylet died is killed with them at
+once (:meth:`arena.reaper.Reaper.tie_to_parent`), not when it notices. Only a record that
+came back is written, once, by the driver, so a game is never counted twice. A driver
+killed outright leaves its run directory as a local run does, and the same command
+continues it (Ray ends a dead driver's tasks).
 
 **Brains on the nodes.** Each brain's command is translated for the node that plays it:
 
@@ -54,6 +56,7 @@ from typing import Any
 
 from arena.brainspec import BrainSpec
 from arena.game import GameAborted, GameSettings, Observer, play_game
+from arena.reaper import REAPER
 from arena.rundir import RunDir
 from arena.tournament import TournamentError, probe_names, spawn_brain
 from brain.game.openings import Opening
@@ -282,6 +285,8 @@ class _NodePlayer:
 
 def _play_on_node(order: _GameOrder) -> _PlayedGame:
     """The Ray task: one game on this node."""
+    # A worker whose raylet died is lost; its brains are killed the moment it is.
+    REAPER.tie_to_parent()
     events: list[tuple[str, dict[str, Any]]] = []
 
     def observe(kind: str, data: dict[str, Any]) -> None:

@@ -11,6 +11,12 @@ input means the process is gone: the reaper kills every session still listed, th
 The reaper detaches from the worker at once (it forks, and the process the worker started
 exits): a worker that exits on its own (its node's raylet died) kills its direct children,
 brains and a child reaper alike, which would leave the brains' own children alive.
+
+A Ray worker whose node's raylet died is lost (Ray plays its task again elsewhere), but it
+notices only when its own checks fail, which took over 30 s on a loaded 2-core machine, and
+meanwhile its brains go on playing a game nobody will count. So a worker also ties itself
+to its parent (:meth:`Reaper.tie_to_parent`, ``^PID START PARENT``): once that parent is
+gone, the reaper kills the worker and its sessions at once.
 """
 
 from __future__ import annotations
@@ -21,11 +27,16 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from typing import IO
 
 from driver.client import session_pids
 
 __all__ = ["REAPER", "Reaper", "kill_session", "main"]
+
+
+#: Seconds between two looks at a tied process's parent.
+TIE_POLL = 0.2
 
 
 def kill_session(session_id: int) -> None:
@@ -44,6 +55,7 @@ class Reaper:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._pipe: IO[bytes] | None = None
+        self._tie = ""  # the tie line, told again to a reaper started after the first
 
     def _start(self) -> IO[bytes]:
         starter = subprocess.Popen(
@@ -52,6 +64,9 @@ class Reaper:
             start_new_session=True)  # outlives a kill of this process's group
         starter.wait()  # it forked the reaper, which keeps the pipe, and exited
         assert starter.stdin is not None
+        if self._tie:
+            starter.stdin.write(self._tie.encode() + b"\n")
+            starter.stdin.flush()
         return starter.stdin
 
     def _send(self, line: str) -> None:
@@ -82,25 +97,94 @@ class Reaper:
         """Session ``session_id`` was ended here."""
         self._send(f"-{session_id}")
 
+    def tie_to_parent(self) -> None:
+        """This process is lost with its parent (a Ray worker with its node's raylet): the
+        moment the parent is gone, the reaper kills this process, then its sessions."""
+        start, parent = _start_and_parent(os.getpid())
+        with self._lock:
+            if self._tie:
+                return
+            self._tie = f"^{os.getpid()} {start} {parent}"
+            running = self._pipe is not None  # else the reaper hears it as it starts
+        if running:
+            self._send(self._tie)
+
+
+def _start_and_parent(pid: int) -> tuple[int, int]:
+    """Start time (clock ticks since boot) and parent pid of process ``pid``.
+
+    :raises OSError: there is no such process.
+    """
+    with open(f"/proc/{pid}/stat", "rb") as f:
+        stat = f.read()
+    fields = stat[stat.rfind(b")") + 2 :].split()  # comm may hold spaces and parentheses
+    return int(fields[19]), int(fields[1])
+
+
+class _Sessions:
+    """The sessions the reaper holds, ended once: at end of input or when a tie breaks."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._ids: set[int] = set()
+
+    def add(self, session_id: int) -> None:
+        with self._lock:
+            self._ids.add(session_id)
+
+    def discard(self, session_id: int) -> None:
+        with self._lock:
+            self._ids.discard(session_id)
+
+    def kill_all(self) -> None:
+        with self._lock:  # held to the end: nothing is added once the killing starts
+            for session_id in self._ids:
+                kill_session(session_id)
+            self._ids.clear()
+
+
+def _watch_tie(sessions: _Sessions, pid: int, start: int, parent: int) -> None:
+    """Until process ``pid`` (started at ``start``) loses its parent ``parent``: then kill
+    it (unless it has exited, or its pid now names another process) and every session."""
+    while True:
+        try:
+            now = _start_and_parent(pid)
+        except OSError:
+            return  # it exited: end of input follows
+        if now[0] != start:
+            return
+        if now[1] != parent:
+            break
+        time.sleep(TIE_POLL)
+    with contextlib.suppress(OSError):
+        os.kill(pid, signal.SIGKILL)  # first, so it starts no brain and reports no game
+    sessions.kill_all()
+    os._exit(0)
+
 
 #: This process's reaper (started by the first brain it watches).
 REAPER = Reaper()
 
 
 def main() -> int:
-    """Detach, read ``+SID``/``-SID`` lines until end of input, then kill the sessions
-    left."""
+    """Detach, read ``+SID``/``-SID``/``^PID START PARENT`` lines until end of input, then
+    kill the sessions left."""
     if os.fork():
         os._exit(0)  # the worker's child ends here; the reaper goes on as an orphan
-    sessions: set[int] = set()
+    sessions = _Sessions()
+    tied = False  # a reaper started again may hear its tie twice
     for line in sys.stdin:
         text = line.strip()
         if text[:1] == "+":
             sessions.add(int(text[1:]))
         elif text[:1] == "-":
             sessions.discard(int(text[1:]))
-    for session_id in sessions:
-        kill_session(session_id)
+        elif text[:1] == "^" and not tied:
+            tied = True
+            pid, start, parent = (int(field) for field in text[1:].split())
+            threading.Thread(target=_watch_tie, args=(sessions, pid, start, parent),
+                             daemon=True).start()
+    sessions.kill_all()
     return 0
 
 
