@@ -80,3 +80,18 @@ def test_reinforcement_loop_runs_gates_and_resumes(tmp_path: Path) -> None:
     assert again.iteration == 1 and len(again.history) == 1
     with pytest.raises(ValueError, match="other settings"):
         RlState.open(RlConfig(out=str(tmp_path), iterations=1, games=3))
+
+
+def test_a_new_run_draws_a_seed_of_its_own_and_a_resumed_run_keeps_it(tmp_path: Path) -> None:
+    from brain.train.reinforce import RlConfig, RlState
+
+    # Two runs from the same network with one seed would play the same games.
+    first = RlState.open(RlConfig(out=str(tmp_path / "a")))
+    second = RlState.open(RlConfig(out=str(tmp_path / "b")))
+    assert first.config.seed is not None and first.config.seed != second.config.seed
+    (tmp_path / "a").mkdir()
+    first.save()
+    assert RlState.open(RlConfig(out=str(tmp_path / "a"))).config.seed == first.config.seed
+    with pytest.raises(ValueError, match="other settings"):
+        RlState.open(RlConfig(out=str(tmp_path / "a"), seed=first.config.seed + 1))
+    assert RlState.open(RlConfig(out=str(tmp_path / "c"), seed=7)).config.seed == 7

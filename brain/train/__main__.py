@@ -142,9 +142,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                     help="line: share of the training batches drawn from --base")
     for name in ("iterations", "games", "steps", "batch_size", "buffer", "playouts",
                  "gate_pairs", "gate_playouts", "gate_tc_ms", "gate_openings", "threads",
-                 "seed", "blocks", "channels"):
+                 "blocks", "channels"):
         rl.add_argument(f"--{name.replace('_', '-')}", type=int,
                         default=getattr(rl_defaults, name))
+    rl.add_argument("--seed", type=int, default=None,
+                    help="the seed of the run's games and gating openings (default: a new "
+                         "run draws one and keeps it in OUT/state.json; a resumed run keeps "
+                         "its own)")
     for name in ("lr", "weight_decay", "value_weight", "gate_score"):
         rl.add_argument(f"--{name.replace('_', '-')}", type=float,
                         default=getattr(rl_defaults, name))

@@ -212,6 +212,7 @@ def _iterate(config: RlConfig, connection: RayConnection | None) -> RlState:
     out.mkdir(parents=True, exist_ok=True)
     learner = learner_for(config)
     state = RlState.open(config, learner.first_best())
+    state.save()  # a new run's drawn seed, before any game is played with it
     openings = gate_openings(state, learner)
     excluded = opening_keys(load_openings(openings, width=15))
     replay = out / "replay"

@@ -6,7 +6,8 @@ network's in :mod:`brain.train.reinforce`, the line network's in
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+import secrets
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -41,7 +42,10 @@ class RlConfig:
     gate_tc_ms: int = 0
     gate_score: float = 0.55
     threads: int = 1
-    seed: int = 0
+    #: Game ``n`` draws everything from ``(seed, n)``. None: a new run draws a seed of its
+    #: own (two runs from one network would otherwise play the same games), a resumed run
+    #: keeps its saved one.
+    seed: int | None = None
     blocks: int = 6
     channels: int = 48
     #: Line network: sample files (``linenet-data``) mixed into every training batch
@@ -69,15 +73,21 @@ class RlState:
     @classmethod
     def open(cls, config: RlConfig, first_best: str = HEURISTIC) -> RlState:
         """The run of ``config.out``: resumed, or new with ``config.best`` (else
-        ``first_best``, the learner's own first player) as its best player; raises
-        ValueError for a saved run with other settings."""
+        ``first_best``, the learner's own first player) as its best player and a seed
+        drawn for it unless ``config.seed`` names one; raises ValueError for a saved run
+        with other settings."""
         path = Path(config.out) / "state.json"
         if not path.exists():
+            if config.seed is None:
+                config = replace(config, seed=secrets.randbelow(2**31))
             return cls(config, best=config.best or first_best)
         data = json.loads(path.read_text())
         saved = RlConfig(**data["config"])
         # How long a run goes and how many threads train it change no game or step.
-        if asdict(saved) != {**asdict(config), **{k: getattr(saved, k) for k in RESUMABLE}}:
+        given = {**asdict(config), **{k: getattr(saved, k) for k in RESUMABLE}}
+        if config.seed is None:
+            given["seed"] = saved.seed
+        if asdict(saved) != given:
             raise ValueError(f"{config.out} holds a run with other settings; use another "
                              "--out or the same settings (only --iterations and --threads "
                              "may change)")
