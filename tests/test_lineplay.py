@@ -257,3 +257,16 @@ def test_the_selfplay_command_plays_line_games(tmp_path: Path) -> None:
     store = replay_window(out, 10**9)
     assert store is not None and len(store.width) == 2
     assert set(np.unique(store.to_move)) == {int(Color.BLACK), int(Color.WHITE)}
+    # The folder keeps the seed it drew: more games follow from it, another is refused,
+    # and a second folder draws its own (it would hold the same games otherwise).
+    seed = SelfPlayLog.read(out).seed
+    more = subprocess.run([sys.executable, "-m", "brain.train", "selfplay", "--network", "line",
+                           "--out", str(out), "--games", "1", "--playouts", "24", "--seed",
+                           str(seed + 1)], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert more.returncode == 2 and f"holds games of seed {seed}" in more.stderr
+    assert SelfPlayLog.read(out).games == 2
+    other = subprocess.run([sys.executable, "-m", "brain.train", "selfplay", "--network", "line",
+                            "--out", str(tmp_path / "other"), "--games", "1", "--playouts", "24"],
+                           cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert other.returncode == 0, other.stderr
+    assert SelfPlayLog.read(tmp_path / "other").seed != seed

@@ -115,7 +115,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     sp.add_argument("--playouts", type=int, default=None,
                     help="playouts per move (a line network's full searches; default: "
                          "160 conv, 400 line)")
-    sp.add_argument("--seed", type=int, default=0)
+    sp.add_argument("--seed", type=int, default=None,
+                    help="the seed of the games (default: a new folder draws one and keeps "
+                         "it in OUT/selfplay.json; a folder with games keeps its own)")
     sp.add_argument("--cluster", metavar="ADDRESS", default=None, help=CLUSTER_HELP)
 
     from brain.train.reinforce import RlConfig
@@ -397,13 +399,19 @@ def main(argv: list[str] | None = None) -> int:
             HEURISTIC,
             SelfPlayConfig,
             best_evaluator,
+            folder_seed,
             generate,
             record_games,
         )
 
+        try:
+            seed = folder_seed(Path(args.out), args.seed)
+        except ValueError as exc:
+            print(f"python -m brain.train selfplay: error: {exc}", file=sys.stderr)
+            return 2
         if args.network == "line":
-            return _line_selfplay(args)
-        config = SelfPlayConfig(playouts=args.playouts or 160, seed=args.seed)
+            return _line_selfplay(args, seed)
+        config = SelfPlayConfig(playouts=args.playouts or 160, seed=seed)
         best = args.weights or HEURISTIC
         if args.cluster is None:
             log = generate(best_evaluator(best), Path(args.out), args.games, config)
@@ -433,8 +441,9 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _line_selfplay(args: argparse.Namespace) -> int:
-    """``selfplay --network line``: games of the line network's search into a folder."""
+def _line_selfplay(args: argparse.Namespace, seed: int) -> int:
+    """``selfplay --network line``: games of the line network's search, drawn from
+    ``seed``, into a folder."""
     from pathlib import Path
 
     from brain.catalog import LINE_NETWORK_FILE
@@ -443,7 +452,7 @@ def _line_selfplay(args: argparse.Namespace) -> int:
     from brain.train.lineplay import LinePlayConfig, local_games, write_games
     from brain.train.selfplay import record_games
 
-    config = LinePlayConfig(playouts=args.playouts or LinePlayConfig.playouts, seed=args.seed)
+    config = LinePlayConfig(playouts=args.playouts or LinePlayConfig.playouts, seed=seed)
     best = args.weights or str(weights_dir() / LINE_NETWORK_FILE)
     if args.cluster is None:
         log = record_games(local_games(best, config), Path(args.out), args.games,

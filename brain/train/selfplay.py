@@ -19,6 +19,7 @@ the :class:`~brain.train.data.Batch` form the trainer uses.
 from __future__ import annotations
 
 import json
+import secrets
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -240,6 +241,8 @@ class SelfPlayLog:
     white_wins: int = 0
     draws: int = 0
     seconds: float = 0.0
+    #: The seed its games were drawn from (folders made before it was kept used 0).
+    seed: int = 0
 
     @classmethod
     def read(cls, folder: Path) -> SelfPlayLog:
@@ -251,6 +254,25 @@ class SelfPlayLog:
         temporary = path.with_suffix(".tmp")
         temporary.write_text(json.dumps(asdict(self), indent=2))
         temporary.replace(path)
+
+
+def folder_seed(folder: Path, given: int | None) -> int:
+    """The seed of the games of replay folder ``folder``, kept in its ``selfplay.json``:
+    the saved one if it has games, else ``given`` or, without one, a new seed (two folders
+    filled by one network with one seed would hold the same games).
+
+    :raises ValueError: ``given`` differs from the seed the folder's games were played with.
+    """
+    log = SelfPlayLog.read(folder)
+    if log.games:
+        if given is not None and given != log.seed:
+            raise ValueError(f"{folder} holds games of seed {log.seed}, not {given}: give "
+                             "that seed, or none, to add games to it, or use another folder")
+        return log.seed
+    log.seed = secrets.randbelow(2**31) if given is None else given
+    folder.mkdir(parents=True, exist_ok=True)
+    log.write(folder)
+    return log.seed
 
 
 #: Plays the games of a range of indices and yields them in index order (the games of
