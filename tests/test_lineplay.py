@@ -264,6 +264,7 @@ def test_the_selfplay_command_plays_line_games(tmp_path: Path) -> None:
                            "--out", str(out), "--games", "1", "--playouts", "24", "--seed",
                            str(seed + 1)], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert more.returncode == 2 and f"holds games of seed {seed}" in more.stderr
+    assert "Traceback" not in more.stderr
     assert SelfPlayLog.read(out).games == 2
     other = subprocess.run([sys.executable, "-m", "brain.train", "selfplay", "--network", "line",
                             "--out", str(tmp_path / "other"), "--games", "1", "--playouts", "24"],

@@ -398,6 +398,7 @@ def main(argv: list[str] | None = None) -> int:
         from brain.train.selfplay import (
             HEURISTIC,
             SelfPlayConfig,
+            SettingsMismatch,
             best_evaluator,
             folder_seed,
             generate,
@@ -406,7 +407,7 @@ def main(argv: list[str] | None = None) -> int:
 
         try:
             seed = folder_seed(Path(args.out), args.seed)
-        except ValueError as exc:
+        except SettingsMismatch as exc:
             print(f"python -m brain.train selfplay: error: {exc}", file=sys.stderr)
             return 2
         if args.network == "line":
@@ -427,8 +428,14 @@ def main(argv: list[str] | None = None) -> int:
         from brain.train.reinforce import run as run_rl
 
         logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
+        from brain.train.selfplay import SettingsMismatch
+
         options = {k: v for k, v in vars(args).items() if k not in ("command", "cluster")}
-        state = run_rl(RlConfig(**options), cluster=args.cluster)
+        try:
+            state = run_rl(RlConfig(**options), cluster=args.cluster)
+        except SettingsMismatch as exc:
+            print(f"python -m brain.train rl: error: {exc}", file=sys.stderr)
+            return 2
         print(f"{args.out}: {state.iteration} iterations, best player {state.best}")
         return 0
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from brain.game.openings import Opening
-from brain.train.selfplay import HEURISTIC
+from brain.train.selfplay import HEURISTIC, SettingsMismatch
 from driver.cluster import RayConnection
 
 
@@ -74,8 +74,8 @@ class RlState:
     def open(cls, config: RlConfig, first_best: str = HEURISTIC) -> RlState:
         """The run of ``config.out``: resumed, or new with ``config.best`` (else
         ``first_best``, the learner's own first player) as its best player and a seed
-        drawn for it unless ``config.seed`` names one; raises ValueError for a saved run
-        with other settings."""
+        drawn for it unless ``config.seed`` names one; raises SettingsMismatch for a saved
+        run with other settings."""
         path = Path(config.out) / "state.json"
         if not path.exists():
             if config.seed is None:
@@ -88,7 +88,7 @@ class RlState:
         if config.seed is None:
             given["seed"] = saved.seed
         if asdict(saved) != given:
-            raise ValueError(f"{config.out} holds a run with other settings; use another "
+            raise SettingsMismatch(f"{config.out} holds a run with other settings; use another "
                              "--out or the same settings (only --iterations and --threads "
                              "may change)")
         for name in RESUMABLE:

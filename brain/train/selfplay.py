@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from brain.engine import load_network
+from brain.errors import PbrainError
 from brain.eval.evaluator import Evaluator, PatternEvaluator
 from brain.eval.features import encode
 from brain.game.board import Board, Color
@@ -256,17 +257,23 @@ class SelfPlayLog:
         temporary.replace(path)
 
 
+class SettingsMismatch(PbrainError, ValueError):
+    """An output folder holds the work of other settings than those given to go on with
+    it (a self-play folder's seed, a reinforcement run's settings)."""
+
+
 def folder_seed(folder: Path, given: int | None) -> int:
     """The seed of the games of replay folder ``folder``, kept in its ``selfplay.json``:
     the saved one if it has games, else ``given`` or, without one, a new seed (two folders
     filled by one network with one seed would hold the same games).
 
-    :raises ValueError: ``given`` differs from the seed the folder's games were played with.
+    :raises SettingsMismatch: ``given`` differs from the seed the folder's games were
+        played with.
     """
     log = SelfPlayLog.read(folder)
     if log.games:
         if given is not None and given != log.seed:
-            raise ValueError(f"{folder} holds games of seed {log.seed}, not {given}: give "
+            raise SettingsMismatch(f"{folder} holds games of seed {log.seed}, not {given}: give "
                              "that seed, or none, to add games to it, or use another folder")
         return log.seed
     log.seed = secrets.randbelow(2**31) if given is None else given
