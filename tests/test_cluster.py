@@ -73,7 +73,10 @@ def _new_brain_on_node(raylet: int, seen: set[int]) -> bool:
 def _wait_until(condition: object, seconds: float, what: str) -> None:
     deadline = time.monotonic() + seconds
     while not condition():  # type: ignore[operator]
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        assert time.monotonic() < deadline, (
+            f"timed out waiting for {what}; the brains left (pid: parent, command): "
+            + str({pid: _processes().get(parent, (0, ""))[1][:60]
+                   for pid, parent in _shipped_brains().items()}))
         time.sleep(0.05)
 
 
