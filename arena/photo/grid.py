@@ -242,15 +242,26 @@ def _peaks(profile: np.ndarray, share: float) -> tuple[np.ndarray, np.ndarray]:
 RUN_TOLERANCE = 0.15
 
 
+#: Share of the clear lines' height (the 90th percentile of the peaks) from which a
+#: peak counts as a whole line in a run.
+WHOLE_PEAK = 0.3
+
+
 def _runs(positions: np.ndarray, strengths: np.ndarray, min_gap: float
           ) -> list[tuple[np.ndarray, np.ndarray]]:
     """Runs of peaks with nearly even spacing, longest first (a peak missing inside a
-    run counts half), as (line positions, heights; a missing peak's height is 0):
-    every peak starts a run with each of its next few peaks, and a run grows while a
-    peak lies where the last two predict. One line of a run may be missing at a time (a
-    row of stones hides it): then the peak after it must lie where it is predicted."""
+    run counts half, a faint one in proportion to its height), as (line positions,
+    heights; a missing peak's height is 0): every peak starts a run with each of its
+    next few peaks, and a run grows while a peak lies where the last two predict. One
+    line of a run may be missing at a time (a row of stones hides it): then the peak
+    after it must lie where it is predicted."""
     found: list[tuple[float, float, list[float], list[float]]] = []
     count = len(positions)
+    # A peak counts as a whole line from this height on, a fainter one in proportion:
+    # the edges of a crowded board's stones make a lattice of faint peaks between the
+    # lines, a line longer (half a cell past each outer line), which outnumbered the
+    # lines (a 10x10 screen board read as 5x7).
+    whole = WHOLE_PEAK * float(np.percentile(strengths, 90))
     for a in range(count):
         for b in range(a + 1, min(count, a + 5)):
             step = positions[b] - positions[a]
@@ -294,7 +305,8 @@ def _runs(positions: np.ndarray, strengths: np.ndarray, min_gap: float
                 del run[-1], height[-1]
             heights = np.array(height)
             seen = heights > 0
-            found.append((float(seen.sum()) + 0.5 * float((~seen).sum()),
+            counted = np.minimum(heights[seen] / whole, 1.0).sum()
+            found.append((float(counted) + 0.5 * float((~seen).sum()),
                           float(heights[seen].mean()), run, height))
     found.sort(key=lambda item: (-item[0], -item[1]))
     return [(np.array(run), np.array(height)) for _, _, run, height in found]
@@ -509,41 +521,74 @@ def _orient(grid: Grid) -> Grid:
                 grid.residual)
 
 
-def _reach(lines_h: np.ndarray, lines_v: np.ndarray, xs: np.ndarray, ys: np.ndarray
-           ) -> tuple[list[float], list[float]]:
-    """How strongly the other family's lines cross each band between two neighbouring
-    lines (and the half cell beyond each outer line), in the rectified view.
+@dataclass(frozen=True)
+class _Reach:
+    """How one family's bands are crossed, in the rectified view: ``bands[k, j]`` is the
+    mean response of the other family's line ``j`` across band ``k`` (a half band
+    before the first line, the bands between neighbouring lines, a half band after the
+    last; -1 outside the view); ``arms[i, j]`` is line ``i``'s own response beside its
+    crossing with line ``j`` (its stronger arm there: a stone on the point hides both)."""
 
-    Returns, for the vertical lines, the mean response of the horizontal lines in each
-    band ``[x_i, x_i+1]`` with a half band before the first and after the last; the
-    same for the horizontal lines."""
+    bands: np.ndarray
+    arms: np.ndarray
+
+
+def _reach(lines_h: np.ndarray, lines_v: np.ndarray, xs: np.ndarray, ys: np.ndarray
+           ) -> tuple[_Reach, _Reach]:
+    """How the bands between the vertical lines ``xs`` are crossed, and those between
+    the horizontal lines ``ys`` (``lines_h``, ``lines_v``: each family's line map)."""
     def bands(positions: np.ndarray, other: np.ndarray, crossing: np.ndarray,
-              vertical: bool) -> list[float]:
+              own: np.ndarray, vertical: bool) -> _Reach:
         gap = float(np.median(np.diff(positions)))
         edges = [positions[0] - 0.55 * gap, *positions, positions[-1] + 0.55 * gap]
         rows = np.clip(np.round(other).astype(int), 0, crossing.shape[0 if vertical else 1] - 1)
-        values = []
-        for a, b in itertools.pairwise(edges):
+        values = np.full((len(edges) - 1, len(other)), -1.0)  # -1: outside the view
+        limit = crossing.shape[1 if vertical else 0]
+        for k, (a, b) in enumerate(itertools.pairwise(edges)):
             lo, hi = round(a + 0.2 * (b - a)), round(b - 0.2 * (b - a))
-            limit = crossing.shape[1 if vertical else 0]
             lo, hi = max(lo, 0), min(hi, limit)
-            if hi <= lo:
-                values.append(-1.0)  # outside the view
-                continue
-            part = crossing[rows, lo:hi] if vertical else crossing[lo:hi, rows].T
-            values.append(float(part.mean()))
-        return values
-    return bands(xs, ys, lines_h, True), bands(ys, xs, lines_v, False)
+            if hi > lo:
+                part = crossing[rows, lo:hi] if vertical else crossing[lo:hi, rows].T
+                values[k] = part.mean(axis=1)
+        # A line's arms: from 0.15 to 0.45 of a spacing either side of each crossing,
+        # within two pixels of where the line should be.
+        widened = cv2.dilate(own, np.ones((1, 5) if vertical else (5, 1), np.uint8))
+        if not vertical:
+            widened = widened.T
+        columns = np.clip(np.round(positions).astype(int), 0, widened.shape[1] - 1)
+        other_gap = float(np.median(np.diff(other)))
+        arms = np.zeros((len(positions), len(other)))
+        for j, place in enumerate(other):
+            for sign in (1, -1):
+                a, b = sorted((round(place + sign * 0.15 * other_gap),
+                               round(place + sign * 0.45 * other_gap)))
+                a, b = max(a, 0), min(b, widened.shape[0])
+                if b > a:
+                    arms[:, j] = np.maximum(arms[:, j], widened[a:b, columns].mean(axis=0))
+        return _Reach(values, arms)
+    return bands(xs, ys, lines_h, lines_v, True), bands(ys, xs, lines_v, lines_h, False)
 
 
-def _trim(xs: np.ndarray, reach: list[float]) -> tuple[int, int]:
+def _trim(xs: np.ndarray, reach: _Reach) -> tuple[int, int]:
     """How many lines to drop at each end: an outer line that the other family does not
-    reach is an edge or a frame, not the grid."""
-    inner = np.median(reach[1:-1]) if len(reach) > 2 else 0.0
+    reach is an edge or a frame, not the grid; unless they cross it as inner bands are
+    crossed where the line inside the band shows beside them: a stone on its point
+    hides the band too (a crowded edge column of a screen board was trimmed as a
+    margin)."""
+    means = reach.bands.mean(axis=1)
+    inner = np.median(means[1:-1]) if len(means) > 2 else 0.0
+    seen = reach.arms > LINE_SEEN * np.median(np.percentile(reach.arms, 75, axis=1))
+
+    def margin(band: int, line: int) -> bool:
+        crossing = reach.bands[band]
+        shown = crossing[seen[line]]
+        return bool(crossing.mean() < 0.35 * inner
+                    and not (shown.size and shown.mean() >= CROSSED * inner))
+
     start, end = 0, len(xs)
-    while end - start > MIN_LINES and reach[start + 1] < 0.35 * inner:
+    while end - start > MIN_LINES and margin(start + 1, start + 1):
         start += 1
-    while end - start > MIN_LINES and reach[end - 1] < 0.35 * inner:
+    while end - start > MIN_LINES and margin(end - 1, end - 2):
         end -= 1
     return start, end
 
@@ -817,6 +862,18 @@ def _loose_sides(lines: np.ndarray, gray: np.ndarray, grid: Grid) -> list[str]:
              for vertical in (True, False)}
     typicals = {vertical: float(np.median(bands[vertical])) for vertical in (True, False)}
     runs_of = {vertical: np.percentile(own[vertical], 75, axis=0) for vertical in (True, False)}
+    # Each line's response beside each crossing (its stronger arm there), from the other
+    # family's half bands: a stone on a point hides both arms.
+    arms = {vertical: _arms(reach[not vertical, first], reach[not vertical, second])
+            for vertical in (True, False)}
+    # How long strokes (no digit's is that long) cross each half band, and each line's
+    # own beside each crossing.
+    long_reach = {(vertical, span): _band_reach(runs_canvas[not vertical], *counts[vertical],
+                                                vertical, cell, span)
+                  for vertical in (True, False) for span in (first, second)}
+    long_arms = {vertical: _arms(long_reach[not vertical, first],
+                                 long_reach[not vertical, second])
+                 for vertical in (True, False)}
     loose = []
     for name, vertical, edge, outer_half, inner_half in (
             ("left", True, 0, first, second), ("right", True, -1, second, first),
@@ -824,14 +881,30 @@ def _loose_sides(lines: np.ndarray, gray: np.ndarray, grid: Grid) -> list[str]:
         if counts[vertical][0] <= MIN_LINES:
             continue
         typical = typicals[vertical]
+        # The outer band is a margin where the crossing lines do not reach it; unless
+        # they cross it as the inner bands are crossed where the next line inside shows:
+        # a stone on that line's point hides the band too (a crowded edge of a screen
+        # board was trimmed, 9x9 read as 8x9).
+        inner_seen = arms[vertical][:, 1 if edge == 0 else -2] > LINE_SEEN * typicals[not vertical]
+        crossing = reach[vertical, (0.2, 0.8)][edge]
+        shown = crossing[inner_seen]
+        margin = (np.percentile(crossing, 75) < MARGIN_REACH * typical
+                  and not (shown.size and np.percentile(shown, 75) >= CROSSED * typical))
         near, far = reach[vertical, inner_half][edge], reach[vertical, outer_half][edge]
         # The half band inside the next line, next to it: where the lines reaching it run.
         reaching = reach[vertical, outer_half][1 if edge == 0 else -2]
         tiles = _half_way(near, far, reaching, typical, flat)
         # The outer line's own stretches, between the other family's lines: nothing
-        # between a row of coordinates' digits.
+        # between a row of coordinates' digits. Stones on the line's points hide it as
+        # well; but a bare point, where a crossing line runs on through the whole band
+        # to it and it runs on beside it, in long strokes (no digit's), tells a line
+        # (a crowded edge column of a screen board was read as coordinates, 10x10 as
+        # 9x10).
         runs = runs_of[not vertical]
-        labels = runs[edge] < LABEL_RUNS * np.median(runs)
+        bare = ((near > 0.7 * typical)
+                & (long_reach[vertical, outer_half][edge] > 0.7 * np.median(runs_of[vertical]))
+                & (long_arms[vertical][:, edge] > LINE_SEEN * np.median(runs)))
+        labels = runs[edge] < LABEL_RUNS * np.median(runs) and not bare.any()
         # A window's toolbar past the tiles of a screenshot: its icons put strokes on
         # the places of some lines and between others, but at most of both the far half
         # is bare (where a row of stones along a real outer line would stand); and no
@@ -841,9 +914,27 @@ def _loose_sides(lines: np.ndarray, gray: np.ndarray, grid: Grid) -> list[str]:
                        and bare < MARGIN_REACH * typical
                        and (runs[edge] < TOOLBAR_RUNS * np.median(runs)
                             or _other_colour(board, grid, name, cell)))
-        if bands[vertical][edge] < MARGIN_REACH * typical or tiles or labels or toolbar:
+        if margin or tiles or labels or toolbar:
             loose.append(name)
     return loose
+
+
+def _arms(first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """Each line's response beside each crossing with the other family, the stronger of
+    its two arms there, shape ``(crossing lines, lines)``: ``first`` and ``second`` are
+    the lines' responses in the near and far halves of each band between two crossing
+    lines (:func:`_band_reach`, shape ``(crossing lines - 1, lines)``)."""
+    found = np.zeros((first.shape[0] + 1, first.shape[1]))
+    found[:-1] = first  # the arm past each crossing
+    found[1:] = np.maximum(found[1:], second)  # the arm before it
+    return found
+
+
+#: A line shows beside a crossing where its response there is at least this share of
+#: its family's typical one; an outer band is crossed as the inner ones are where its
+#: crossing lines reach this share of their typical response, where its inner line
+#: shows.
+LINE_SEEN, CROSSED = 0.5, 0.7
 
 
 #: An outer line that runs on between its crossings less than this share of the others'

@@ -10,7 +10,11 @@ got wrong, each for a cause since fixed: a crowded board drawn in cells whose li
 vanish beside the stones (refused as T-junctions), a 19x19 board read with every
 other line (19x10), a white stone under a screen's red last-move ring, and
 empty screen boards drawn in cells (read as intersections: one with its coordinates
-between the lines, one whose picture ends at its last line).
+between the lines, one whose picture ends at its last line). Those from seed 4,000,000
+on (the measurement seeds of the round that fixed them) are crowded small screen boards
+read with too few lines (an edge column full of stones trimmed as a margin, 9x9 read
+as 8x9; trimmed again as a row of coordinates, 10x10 as 7x10; the stones' edges taken
+for the lines, 10x10 as 5x7).
 
     PYTHONPATH=. .venv/bin/python tests/data/photo/make.py [--web /tmp/web-shots/web001.png]
         [--picture render_wood.jpg=/tmp/renders/render-1013.jpg ...]
@@ -42,6 +46,9 @@ GENERATED = (
     ("screen_marked_white.png", "screen", 2_000_079, 0, 0),
     ("screen_empty_labels.png", "screen", 2_000_003, 0, 0),
     ("screen_empty_edge.png", "screen", 2_000_144, 0, 0),
+    ("screen_crowded_column.png", "screen", 4_000_021, 0, 0),
+    ("screen_crowded_edge.png", "screen", 4_000_189, 0, 0),
+    ("screen_stone_edges.png", "screen", 4_000_182, 0, 0),
 )
 
 
