@@ -37,7 +37,13 @@ from arena.photo.position import (
     Position,
     count_problem,
 )
-from arena.photo.stones import CELL, StoneModel, lattice_centres, point_features
+from arena.photo.stones import (
+    CELL,
+    StoneModel,
+    disc_offsets,
+    lattice_centres,
+    point_features,
+)
 
 __all__ = ["MIN_CONFIDENCE", "Measured", "Reading", "load_image", "measure", "read_board"]
 
@@ -222,6 +228,36 @@ def _without_marks(canvas: np.ndarray) -> np.ndarray:
     return cv2.inpaint(gray, mask, 3, cv2.INPAINT_TELEA).astype(np.float32)
 
 
+#: A last-move mark at a stone's centre: a dot within this radius (cells), a stone's
+#: even face around it out to the second radius.
+MARK_DOT, MARK_FACE = disc_offsets(0.0, 0.18), disc_offsets(0.22, 0.34)
+#: Grey levels: the face's spread (90th less 10th percentile) at most, and how far the
+#: dot stands from the face's median at least.
+FACE_SPREAD, DOT_CONTRAST = 10.0, 25.0
+
+
+def _without_centre_marks(gray: np.ndarray, ys: np.ndarray, xs: np.ndarray) -> np.ndarray:
+    """``gray`` (the canvas, float32) with the dots painted over that stand at the
+    centres ``(ys, xs)`` of even faces in the face's colour: a screen's last-move dot in
+    any colour (a grey dot on a white stone was read as an empty point; red ones are
+    already gone, :func:`_without_marks`). An empty point's surroundings are crossed by
+    lines or are the board's colour at its centre too, so nothing changes there."""
+    out = gray.copy()
+    pad = CELL
+    padded = cv2.copyMakeBorder(gray, pad, pad, pad, pad, cv2.BORDER_REPLICATE)
+    face = padded[ys[:, None] + pad + MARK_FACE[0], xs[:, None] + pad + MARK_FACE[1]]
+    dot = padded[ys[:, None] + pad + MARK_DOT[0], xs[:, None] + pad + MARK_DOT[1]]
+    colour = np.median(face, axis=1)
+    even = np.percentile(face, 90, axis=1) - np.percentile(face, 10, axis=1) <= FACE_SPREAD
+    marked = even & (np.abs(np.median(dot, axis=1) - colour) >= DOT_CONTRAST)
+    height, width = gray.shape
+    for k in np.nonzero(marked)[0]:
+        dy, dx = ys[k] + MARK_DOT[0], xs[k] + MARK_DOT[1]
+        keep = (dy >= 0) & (dy < height) & (dx >= 0) & (dx < width)
+        out[dy[keep], dx[keep]] = colour[k]
+    return out
+
+
 def measure(image: np.ndarray) -> Measured:
     """Find the grid of ``image`` (BGR) and measure the points of both layouts.
 
@@ -251,7 +287,12 @@ def measure(image: np.ndarray) -> Measured:
         raise NoBoardFound(f"{failure}: give a picture of a whole Gomoku or Go board, its "
                            "grid lines visible", failure.stage)
     canvas = grid.warp(work, CELL, margin=1.0)
+    layouts: tuple[Layout, ...] = ("points", "cells")
+    centres = {layout: lattice_centres(grid.lines_x, grid.lines_y, 1.0, layout)
+               for layout in layouts}
     canvas_gray = _without_marks(canvas)
+    for ys, xs in centres.values():
+        canvas_gray = _without_centre_marks(canvas_gray, ys, xs)
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7))
     lines = cv2.morphologyEx(canvas_gray, cv2.MORPH_BLACKHAT if dark_lines else
                              cv2.MORPH_TOPHAT, kernel)
@@ -263,9 +304,7 @@ def measure(image: np.ndarray) -> Measured:
     strokes = mark_strokes(canvas)
     stroke_level = max(float(np.percentile(strokes[inside], 97)), 2.0)
     features, marks = {}, {}
-    layouts: tuple[Layout, ...] = ("points", "cells")
-    for layout in layouts:
-        ys, xs = lattice_centres(grid.lines_x, grid.lines_y, 1.0, layout)
+    for layout, (ys, xs) in centres.items():
         features[layout] = point_features(canvas_gray, lines, ys, xs, layout, inside)
         marks[layout] = read_marks(strokes, ys, xs, stroke_level, layout)
     return Measured(grid, scale, features, marks, _labelled(lines, grid))

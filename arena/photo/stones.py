@@ -20,7 +20,7 @@ import numpy as np
 
 from arena.photo.position import Layout
 
-__all__ = ["CELL", "FEATURES", "StoneModel", "point_features"]
+__all__ = ["CELL", "FEATURES", "StoneModel", "disc_offsets", "point_features"]
 
 #: Pixels per cell of the canvas the stones are read on.
 CELL = 32
@@ -33,7 +33,7 @@ PATCH = 8
 WEIGHTS = Path(__file__).resolve().parent / "stones.npz"
 
 
-def _offsets(inner: float, outer: float) -> tuple[np.ndarray, np.ndarray]:
+def disc_offsets(inner: float, outer: float) -> tuple[np.ndarray, np.ndarray]:
     """Pixel offsets (dy, dx) whose distance from the centre lies in [inner, outer) cells."""
     reach = int(np.ceil(outer * CELL))
     dy, dx = np.mgrid[-reach:reach + 1, -reach:reach + 1]
@@ -42,13 +42,13 @@ def _offsets(inner: float, outer: float) -> tuple[np.ndarray, np.ndarray]:
     return dy[keep], dx[keep]
 
 
-_CENTRE = _offsets(0.0, 0.24)
-_BODY = _offsets(0.26, 0.38)
-_RING = _offsets(0.58, 0.74)
+_CENTRE = disc_offsets(0.0, 0.24)
+_BODY = disc_offsets(0.26, 0.38)
+_RING = disc_offsets(0.58, 0.74)
 
 
 def _outline_offsets() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    dy, dx = _offsets(0.30, 0.47)
+    dy, dx = disc_offsets(0.30, 0.47)
     angle = ((np.arctan2(dy, dx) + np.pi) / (2 * np.pi) * 24).astype(int) % 24
     return dy, dx, angle
 

@@ -14,7 +14,8 @@ between the lines, one whose picture ends at its last line). Those from seed 4,0
 on (the measurement seeds of the round that fixed them) are crowded small screen boards
 read with too few lines (an edge column full of stones trimmed as a margin, 9x9 read
 as 8x9; trimmed again as a row of coordinates, 10x10 as 7x10; the stones' edges taken
-for the lines, 10x10 as 5x7).
+for the lines, 10x10 as 5x7) and a white stone under a grey last-move dot read as an
+empty point.
 
     PYTHONPATH=. .venv/bin/python tests/data/photo/make.py [--web /tmp/web-shots/web001.png]
         [--picture render_wood.jpg=/tmp/renders/render-1013.jpg ...]
@@ -49,6 +50,7 @@ GENERATED = (
     ("screen_crowded_column.png", "screen", 4_000_021, 0, 0),
     ("screen_crowded_edge.png", "screen", 4_000_189, 0, 0),
     ("screen_stone_edges.png", "screen", 4_000_182, 0, 0),
+    ("screen_grey_dot.png", "screen", 4_000_048, 0, 0),
 )
 
 
