@@ -323,6 +323,11 @@ def _with_marks(p: np.ndarray, marks: np.ndarray) -> np.ndarray:
     return p
 
 
+#: A layout holds stones where the points it reads as stones add up to this much
+#: certainty (one sure stone: its probabilities in float32 leave it a hair under 1, and
+#: a board with one stone in a cell was taken for an empty board, read on the
+#: intersections).
+ONE_STONE = 1.0 - 1e-6
 #: Crosses and rings that tell where a board's marks stand, at the least.
 MIN_MARKS = 3
 #: Cells of room beyond the outer lines that a board played on the intersections needs
@@ -353,7 +358,7 @@ def _layout(probabilities: dict[str, np.ndarray], measured: Measured, width: int
         # meeting corners of crosses in four cells may look like stones to the
         # classifier).
         return marked[0]
-    if max(score.values()) >= 1.0:
+    if max(score.values()) >= ONE_STONE:
         return "points" if score["points"] >= score["cells"] else "cells"
     if sides_out(grid, width, height, EDGE_STONE_ROOM):
         return "cells"

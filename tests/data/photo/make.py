@@ -15,7 +15,8 @@ on (the measurement seeds of the round that fixed them) are crowded small screen
 read with too few lines (an edge column full of stones trimmed as a margin, 9x9 read
 as 8x9; trimmed again as a row of coordinates, 10x10 as 7x10; the stones' edges taken
 for the lines, 10x10 as 5x7) and a white stone under a grey last-move dot read as an
-empty point.
+empty point. Seed 6,000,057 (of the fresh seeds that round measured on) is a 19x9 board
+drawn in cells with one stone, read as an empty 20x10 board on the intersections.
 
     PYTHONPATH=. .venv/bin/python tests/data/photo/make.py [--web /tmp/web-shots/web001.png]
         [--picture render_wood.jpg=/tmp/renders/render-1013.jpg ...]
@@ -51,6 +52,7 @@ GENERATED = (
     ("screen_crowded_edge.png", "screen", 4_000_189, 0, 0),
     ("screen_stone_edges.png", "screen", 4_000_182, 0, 0),
     ("screen_grey_dot.png", "screen", 4_000_048, 0, 0),
+    ("screen_one_stone.png", "screen", 6_000_057, 0, 0),
 )
 
 
