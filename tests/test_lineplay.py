@@ -180,6 +180,28 @@ def test_replay_chunks_resume_their_count_and_a_window_holds_the_newest(
     assert np.array_equal(newest.stones, expected.stones)
 
 
+def test_the_newest_games_keep_their_share_beside_earlier_runs_games(
+        games: list[LineGame]) -> None:
+    from brain.train.linerl import training_mix
+
+    window = samples_of_games(games)
+    training = weights_dir() / "training"
+    base = [str(training / "linenet-teacher.npz"),
+            str(training / "linenet-selfplay-lrl1.npz")]
+    store, weights = training_mix(window, base, 0.3)
+    # The earlier run's games are a base source of their own, not the run's newest.
+    assert sorted(store.sources) == sorted(
+        [SOURCE, "teacher15x15", "teacher20x20", "linenet-selfplay-lrl1"])
+    newest = store.sources.index(SOURCE)
+    assert int((store.source == newest).sum()) == len(window)
+    assert weights[SOURCE] == pytest.approx(0.7)
+    assert weights["linenet-selfplay-lrl1"] == pytest.approx(0.1)
+    assert sum(weights.values()) == pytest.approx(1.0)
+    # Without a base the newest games are every batch.
+    alone, only = training_mix(window, [], 0.3)
+    assert alone.sources == [SOURCE] and only == {SOURCE: 1.0}
+
+
 def test_the_line_reinforcement_loop_trains_gates_and_resumes(tmp_path: Path) -> None:
     from brain.train.reinforce import RlConfig, RlState, run
 

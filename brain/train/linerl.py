@@ -18,6 +18,7 @@ import contextlib
 import logging
 import shlex
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import torch
@@ -50,6 +51,25 @@ log = logging.getLogger("brain.train")
 SHIPPED_MODEL = "linenet-model.pt"
 
 
+def training_mix(window: SampleStore, base: list[str],
+                 base_share: float) -> tuple[SampleStore, dict[str, float]]:
+    """The samples an iteration trains on and each source's share of the batches: the
+    run's newest games (``window``, source :data:`SOURCE`) ``1 - base_share``, the sources
+    of the ``base`` files the rest, evenly. A base file's own self-play samples (an earlier
+    run's games) become a source named after the file: merged by name into the newest
+    games, they once took most of those batches from them."""
+    parts = []
+    for path in base:
+        part = SampleStore.load(path)
+        parts.append(replace(part, sources=[Path(path).stem if name == SOURCE else name
+                                            for name in part.sources]))
+    store = SampleStore.concatenate([*parts, window])
+    others = [name for name in store.sources if name != SOURCE]
+    weights = {SOURCE: 1.0 - base_share if others else 1.0}
+    weights |= {name: base_share / len(others) for name in others}
+    return store, weights
+
+
 class LineLearner:
     """The line-pattern network of ``--engine linenet``."""
 
@@ -69,11 +89,7 @@ class LineLearner:
         window = replay_window(out / "replay", c.buffer)
         if window is None:
             raise RuntimeError(f"{out / 'replay'} holds no self-play games to train on")
-        base = [SampleStore.load(path) for path in c.base]
-        store = SampleStore.concatenate([*base, window])
-        others = [name for name in store.sources if name != SOURCE]
-        weights = {SOURCE: 1.0 - c.base_share if others else 1.0}
-        weights |= {name: c.base_share / len(others) for name in others}
+        store, weights = training_mix(window, c.base, c.base_share)
         torch.set_num_threads(c.threads)
         device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
         run = RunConfig(out=str(out / "train"), weights=weights, batch_size=c.batch_size,
