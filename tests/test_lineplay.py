@@ -242,6 +242,7 @@ def test_the_line_reinforcement_loop_trains_gates_and_resumes(tmp_path: Path) ->
     again = run(config)
     assert again.iteration == 1 and len(again.history) == 1
     assert again.config.seed == state.config.seed  # drawn once, kept in state.json
+    assert SelfPlayLog.read(tmp_path / "replay").seed == state.config.seed
     with pytest.raises(ValueError, match="other settings"):
         RlState.open(RlConfig(out=str(tmp_path), network="line", iterations=1, games=4))
     # Longer, on more threads: the second iteration's steps end at step 6.

@@ -42,7 +42,7 @@ from brain.train.lineplay import (
 )
 from brain.train.rlstate import RlState
 from brain.train.samples import SampleStore
-from brain.train.selfplay import record_games
+from brain.train.selfplay import folder_seed, record_games
 from driver.cluster import RayConnection
 
 log = logging.getLogger("brain.train")
@@ -78,10 +78,12 @@ class LineLearner:
 
     def play(self, state: RlState, games: int, excluded: frozenset,
              connection: RayConnection | None) -> None:
-        config = LinePlayConfig(playouts=state.config.playouts, seed=state.config.seed)
+        replay = Path(state.config.out) / "replay"
+        config = LinePlayConfig(playouts=state.config.playouts,
+                                seed=folder_seed(replay, state.config.seed))
         source = (local_games(state.best, config, excluded) if connection is None
                   else cluster_games(state.best, config, excluded))
-        record_games(source, Path(state.config.out) / "replay", games, write=write_games)
+        record_games(source, replay, games, write=write_games)
 
     def train(self, state: RlState) -> dict[str, float]:
         c = state.config

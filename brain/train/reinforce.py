@@ -54,6 +54,7 @@ from brain.train.selfplay import (
     SelfPlayConfig,
     SelfPlayLog,
     best_evaluator,
+    folder_seed,
     generate,
     opening_keys,
     record_games,
@@ -75,8 +76,9 @@ class ConvLearner:
 
     def play(self, state: RlState, games: int, excluded: frozenset,
              connection: RayConnection | None) -> None:
-        selfplay = SelfPlayConfig(playouts=state.config.playouts, seed=state.config.seed)
         replay = Path(state.config.out) / "replay"
+        selfplay = SelfPlayConfig(playouts=state.config.playouts,
+                                  seed=folder_seed(replay, state.config.seed))
         if connection is None:
             generate(best_evaluator(state.best), replay, games, selfplay, excluded=excluded)
         else:
