@@ -6,13 +6,12 @@ network's in :mod:`brain.train.reinforce`, the line network's in
 from __future__ import annotations
 
 import json
-import secrets
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
 from brain.game.openings import Opening
-from brain.train.selfplay import HEURISTIC, SettingsMismatch
+from brain.train.selfplay import HEURISTIC, SettingsMismatch, new_seed
 from driver.cluster import RayConnection
 
 
@@ -79,7 +78,7 @@ class RlState:
         path = Path(config.out) / "state.json"
         if not path.exists():
             if config.seed is None:
-                config = replace(config, seed=secrets.randbelow(2**31))
+                config = replace(config, seed=new_seed())
             return cls(config, best=config.best or first_best)
         data = json.loads(path.read_text())
         saved = RlConfig(**data["config"])
@@ -88,9 +87,9 @@ class RlState:
         if config.seed is None:
             given["seed"] = saved.seed
         if asdict(saved) != given:
-            raise SettingsMismatch(f"{config.out} holds a run with other settings; use another "
-                             "--out or the same settings (only --iterations and --threads "
-                             "may change)")
+            raise SettingsMismatch(f"{config.out} holds a run with other settings; use "
+                                   "another --out or the same settings (only --iterations "
+                                   "and --threads may change)")
         for name in RESUMABLE:
             setattr(saved, name, getattr(config, name))
         return cls(saved, data["iteration"], data["best"], data["trained_iteration"],

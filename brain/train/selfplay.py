@@ -262,6 +262,11 @@ class SettingsMismatch(PbrainError, ValueError):
     it (a self-play folder's seed, a reinforcement run's settings)."""
 
 
+def new_seed() -> int:
+    """A seed of its own for a new run or self-play folder."""
+    return secrets.randbelow(2**31)
+
+
 def folder_seed(folder: Path, given: int | None) -> int:
     """The seed of the games of replay folder ``folder``, kept in its ``selfplay.json``:
     the saved one if it has games, else ``given`` or, without one, a new seed (two folders
@@ -273,10 +278,11 @@ def folder_seed(folder: Path, given: int | None) -> int:
     log = SelfPlayLog.read(folder)
     if log.games:
         if given is not None and given != log.seed:
-            raise SettingsMismatch(f"{folder} holds games of seed {log.seed}, not {given}: give "
-                             "that seed, or none, to add games to it, or use another folder")
+            raise SettingsMismatch(f"{folder} holds games of seed {log.seed}, not {given}: "
+                                   "give that seed, or none, to add games to it, or use "
+                                   "another folder")
         return log.seed
-    log.seed = secrets.randbelow(2**31) if given is None else given
+    log.seed = new_seed() if given is None else given
     folder.mkdir(parents=True, exist_ok=True)
     log.write(folder)
     return log.seed
