@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import cv2
@@ -570,20 +571,17 @@ def _reach(lines_h: np.ndarray, lines_v: np.ndarray, xs: np.ndarray, ys: np.ndar
 
 
 def _trim(xs: np.ndarray, reach: _Reach) -> tuple[int, int]:
-    """How many lines to drop at each end: an outer line that the other family does not
-    reach is an edge or a frame, not the grid; unless they cross it as inner bands are
-    crossed where the line inside the band shows beside them: a stone on its point
-    hides the band too (a crowded edge column of a screen board was trimmed as a
-    margin)."""
+    """How many lines to drop at each end: an outer line beyond a band that is a
+    margin (:func:`_outer_margin`) is an edge or a frame, not the grid (a crowded edge
+    column of a screen board was trimmed as a margin before the rule asked where the
+    line inside the band shows)."""
     means = reach.bands.mean(axis=1)
-    inner = np.median(means[1:-1]) if len(means) > 2 else 0.0
-    seen = reach.arms > LINE_SEEN * np.median(np.percentile(reach.arms, 75, axis=1))
+    inner = float(np.median(means[1:-1])) if len(means) > 2 else 0.0
+    typical_arm = float(np.median(np.percentile(reach.arms, 75, axis=1)))
 
     def margin(band: int, line: int) -> bool:
-        crossing = reach.bands[band]
-        shown = crossing[seen[line]]
-        return bool(crossing.mean() < 0.35 * inner
-                    and not (shown.size and shown.mean() >= CROSSED * inner))
+        return _outer_margin(reach.bands[band], reach.arms[line], typical_arm, inner,
+                             RECTIFIED_MARGIN_REACH, np.mean)
 
     start, end = 0, len(xs)
     while end - start > MIN_LINES and margin(start + 1, start + 1):
@@ -798,6 +796,9 @@ FLAT_SKEW, FLAT_SIZE = 0.02, 0.03
 #: the inner bands' is a board's margin: the line beyond it is the board's edge or the
 #: grain of its wood, not a grid line.
 MARGIN_REACH = 0.4
+#: The same in the rectified view (:func:`_trim`), where the crossing lines' mean
+#: reach counts.
+RECTIFIED_MARGIN_REACH = 0.35
 
 
 def _band_reach(canvas: np.ndarray, count: int, across: int, vertical: bool,
@@ -881,15 +882,11 @@ def _loose_sides(lines: np.ndarray, gray: np.ndarray, grid: Grid) -> list[str]:
         if counts[vertical][0] <= MIN_LINES:
             continue
         typical = typicals[vertical]
-        # The outer band is a margin where the crossing lines do not reach it; unless
-        # they cross it as the inner bands are crossed where the next line inside shows:
-        # a stone on that line's point hides the band too (a crowded edge of a screen
-        # board was trimmed, 9x9 read as 8x9).
-        inner_seen = arms[vertical][:, 1 if edge == 0 else -2] > LINE_SEEN * typicals[not vertical]
-        crossing = reach[vertical, (0.2, 0.8)][edge]
-        shown = crossing[inner_seen]
-        margin = (np.percentile(crossing, 75) < MARGIN_REACH * typical
-                  and not (shown.size and np.percentile(shown, 75) >= CROSSED * typical))
+        # (A crowded edge of a screen board was trimmed, 9x9 read as 8x9, before the
+        # rule asked where the next line inside shows.)
+        margin = _outer_margin(reach[vertical, (0.2, 0.8)][edge],
+                               arms[vertical][:, 1 if edge == 0 else -2],
+                               typicals[not vertical], typical, MARGIN_REACH, _upper_quartile)
         near, far = reach[vertical, inner_half][edge], reach[vertical, outer_half][edge]
         # The half band inside the next line, next to it: where the lines reaching it run.
         reaching = reach[vertical, outer_half][1 if edge == 0 else -2]
@@ -917,6 +914,28 @@ def _loose_sides(lines: np.ndarray, gray: np.ndarray, grid: Grid) -> list[str]:
         if margin or tiles or labels or toolbar:
             loose.append(name)
     return loose
+
+
+def _outer_margin(crossing: np.ndarray, inner_arms: np.ndarray, typical_arm: float,
+                  typical: float, reach: float, statistic: Callable[[np.ndarray], float]
+                  ) -> bool:
+    """Whether an outer band is a board's margin, in both trims (:func:`_trim`,
+    :func:`_loose_sides`): the other family's lines (``crossing``: each one's response
+    across the band) reach it less than ``reach`` of the ``typical`` band's; unless they
+    cross it as the inner bands are crossed (:data:`CROSSED`) at the crossings where
+    the next line inside shows (``inner_arms``: its response beside each crossing, seen
+    from :data:`LINE_SEEN` of ``typical_arm``): a stone on that line's point hides the
+    band beside it too, and on a crowded board the stones along the edge hide most of
+    the band. ``statistic`` sums up a set of responses."""
+    shown = crossing[inner_arms > LINE_SEEN * typical_arm]
+    return bool(statistic(crossing) < reach * typical
+                and not (shown.size and statistic(shown) >= CROSSED * typical))
+
+
+def _upper_quartile(values: np.ndarray) -> float:
+    """The strongest quarter's start: a row of stones along an edge, which hides most
+    of the lines crossing a band, does not make the band look empty."""
+    return float(np.percentile(values, 75))
 
 
 def _arms(first: np.ndarray, second: np.ndarray) -> np.ndarray:
