@@ -16,7 +16,9 @@ read with too few lines (an edge column full of stones trimmed as a margin, 9x9 
 as 8x9; trimmed again as a row of coordinates, 10x10 as 7x10; the stones' edges taken
 for the lines, 10x10 as 5x7) and a white stone under a grey last-move dot read as an
 empty point. Seed 6,000,057 (of the fresh seeds that round measured on) is a 19x9 board
-drawn in cells with one stone, read as an empty 20x10 board on the intersections.
+drawn in cells with one stone, read as an empty 20x10 board on the intersections; seed
+6,000,139 a 9x9 board with 73 % of its points covered, read as 5x9 (its white stones'
+outlines taken for arms of T-junctions).
 
     PYTHONPATH=. .venv/bin/python tests/data/photo/make.py [--web /tmp/web-shots/web001.png]
         [--picture render_wood.jpg=/tmp/renders/render-1013.jpg ...]
@@ -53,6 +55,7 @@ GENERATED = (
     ("screen_stone_edges.png", "screen", 4_000_182, 0, 0),
     ("screen_grey_dot.png", "screen", 4_000_048, 0, 0),
     ("screen_one_stone.png", "screen", 6_000_057, 0, 0),
+    ("screen_crowded_white.png", "screen", 6_000_139, 0, 0),
 )
 
 
