@@ -42,7 +42,7 @@ from brain.train.lineplay import (
 )
 from brain.train.rlstate import RlState
 from brain.train.samples import SampleStore
-from brain.train.selfplay import folder_seed, record_games
+from brain.train.selfplay import record_games
 from driver.cluster import RayConnection
 
 log = logging.getLogger("brain.train")
@@ -78,19 +78,17 @@ class LineLearner:
 
     def play(self, state: RlState, games: int, excluded: frozenset,
              connection: RayConnection | None) -> None:
-        replay = Path(state.config.out) / "replay"
-        config = LinePlayConfig(playouts=state.config.playouts,
-                                seed=folder_seed(replay, state.config.seed))
+        config = LinePlayConfig(playouts=state.config.playouts, seed=state.games_seed())
         source = (local_games(state.best, config, excluded) if connection is None
                   else cluster_games(state.best, config, excluded))
-        record_games(source, replay, games, write=write_games)
+        record_games(source, state.replay, games, write=write_games)
 
     def train(self, state: RlState) -> dict[str, float]:
         c = state.config
         out = Path(c.out)
-        window = replay_window(out / "replay", c.buffer)
+        window = replay_window(state.replay, c.buffer)
         if window is None:
-            raise RuntimeError(f"{out / 'replay'} holds no self-play games to train on")
+            raise RuntimeError(f"{state.replay} holds no self-play games to train on")
         store, weights = training_mix(window, c.base, c.base_share)
         torch.set_num_threads(c.threads)
         device = torch.device("cuda" if torch.cuda.is_available() else "cpu")

@@ -54,7 +54,6 @@ from brain.train.selfplay import (
     SelfPlayConfig,
     SelfPlayLog,
     best_evaluator,
-    folder_seed,
     generate,
     opening_keys,
     record_games,
@@ -76,16 +75,15 @@ class ConvLearner:
 
     def play(self, state: RlState, games: int, excluded: frozenset,
              connection: RayConnection | None) -> None:
-        replay = Path(state.config.out) / "replay"
-        selfplay = SelfPlayConfig(playouts=state.config.playouts,
-                                  seed=folder_seed(replay, state.config.seed))
+        selfplay = SelfPlayConfig(playouts=state.config.playouts, seed=state.games_seed())
         if connection is None:
-            generate(best_evaluator(state.best), replay, games, selfplay, excluded=excluded)
+            generate(best_evaluator(state.best), state.replay, games, selfplay,
+                     excluded=excluded)
         else:
-            record_games(cluster_games(state.best, selfplay, excluded), replay, games)
+            record_games(cluster_games(state.best, selfplay, excluded), state.replay, games)
 
     def train(self, state: RlState) -> dict[str, float]:
-        buffer = ReplayBuffer(Path(state.config.out) / "replay", state.config.buffer)
+        buffer = ReplayBuffer(state.replay, state.config.buffer)
         samples = buffer.load()
         return {"samples": samples, **train_steps(state, buffer)}
 
@@ -217,11 +215,10 @@ def _iterate(config: RlConfig, connection: RayConnection | None) -> RlState:
     state.save()  # a new run's drawn seed, before any game is played with it
     openings = gate_openings(state, learner)
     excluded = opening_keys(load_openings(openings, width=15))
-    replay = out / "replay"
     while state.iteration < state.config.iterations:
         c = state.config
         wanted = (state.iteration + 1) * c.games
-        done = SelfPlayLog.read(replay).games
+        done = SelfPlayLog.read(state.replay).games
         if done < wanted:
             log.info("iteration %d: self-play with %s", state.iteration, state.best)
             learner.play(state, wanted - done, excluded, connection)

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from brain.game.openings import Opening
-from brain.train.selfplay import HEURISTIC, SettingsMismatch, new_seed
+from brain.train.selfplay import HEURISTIC, SettingsMismatch, folder_seed, new_seed
 from driver.cluster import RayConnection
 
 
@@ -94,6 +94,16 @@ class RlState:
             setattr(saved, name, getattr(config, name))
         return cls(saved, data["iteration"], data["best"], data["trained_iteration"],
                    data["history"])
+
+    @property
+    def replay(self) -> Path:
+        """The run's replay folder (``OUT/replay``), where its self-play games go."""
+        return Path(self.config.out) / "replay"
+
+    def games_seed(self) -> int:
+        """The seed of the run's self-play games: the replay folder's, which is the
+        run's (:func:`brain.train.selfplay.folder_seed`)."""
+        return folder_seed(self.replay, self.config.seed)
 
     def save(self) -> None:
         path = Path(self.config.out) / "state.json"
