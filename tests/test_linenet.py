@@ -333,6 +333,19 @@ def test_the_search_wins_real_vcf_puzzles(puzzle) -> None:
     assert move in puzzle.winning_first_moves and engine.info.proven == WIN
 
 
+def test_a_fixed_budget_gives_the_root_solver_the_node_budget_it_is_set() -> None:
+    # Self-play's short searches give their root VCF and VCT a tenth of the full budget.
+    puzzle = next(p for p in freestyle_vcf_puzzles(every=97) if p.has_vcf)
+    net = LineNet(load(SHIPPED))
+    sources = []
+    for nodes in (20_000, 1):
+        engine = LineSearch(net, LineSearchConfig(playouts=400, solver_nodes=nodes))
+        engine.search(puzzle.board.copy(), time.monotonic() + 30, threading.Event())
+        sources.append((engine.info.source, engine.info.playouts))
+    assert sources[0] == ("solver", 0)
+    assert sources[1][0] == "mcts" and sources[1][1] > 0
+
+
 def test_the_search_keeps_its_deadline_and_reports() -> None:
     board = POSITIONS[3][1].copy()
     started = time.monotonic()

@@ -21,6 +21,7 @@ from brain.eval.linenet import LineNet
 from brain.game.board import Board
 from brain.search.playout import LOSS, WIN, Playouts, Tree, dirichlet_noise, restrict_root
 from brain.search.roottactics import (
+    FIXED_SOLVER_NODES,
     choose_root_move,
     leader_settled,
     settled_win,
@@ -54,6 +55,8 @@ class LineSearchConfig:
     threat_share: float = 0.1
     vct_attacks: int = 16
     playouts: int | None = None
+    #: Node budget of the root's VCF, and of its VCT, with a fixed playout budget.
+    solver_nodes: int = FIXED_SOLVER_NODES
     #: Node budget of the opponent-VCF search and of each leader check with a fixed
     #: playout budget.
     threat_nodes: int = 3000
@@ -125,7 +128,7 @@ class LineSearch:
         config = self.config
         fixed = config.playouts is not None
         win = settled_win(board, self.solver, started, deadline, config.root_solver_share,
-                          config.vct_attacks, fixed)
+                          config.vct_attacks, config.solver_nodes if fixed else None)
         if win is not None:
             self.info.source, self.info.proven, self.info.winrate = win.source, WIN, 1.0
             self.info.pv = [board.xy(cell) for cell in win.line]

@@ -42,7 +42,13 @@ from brain.game.tactics import (
     open_four_points,
     three_defences,
 )
-from brain.search.roottactics import choose_root_move, leader_settled, settled_win, vcf_defences
+from brain.search.roottactics import (
+    FIXED_SOLVER_NODES,
+    choose_root_move,
+    leader_settled,
+    settled_win,
+    vcf_defences,
+)
 from brain.search.searcher import SearchInfo
 from brain.search.solver import Status, ThreatSolver
 
@@ -325,7 +331,8 @@ class Mcts:
     def _root_tactics(self, board: Board, started: float, deadline: float) -> int | None:
         """A move settled without tree search: a five, or a proven threat-space win."""
         win = settled_win(board, self.solver, started, deadline, self.config.root_solver_share,
-                          self.config.vct_attacks, self.config.playouts is not None)
+                          self.config.vct_attacks,
+                          None if self.config.playouts is None else FIXED_SOLVER_NODES)
         if win is None:
             return None
         self.info.source, self.info.proven, self.info.winrate = win.source, WIN, 1.0

@@ -25,7 +25,7 @@ from brain.game.tactics import four_cells, line_cells, three_cells
 from brain.search.solver import Status, ThreatSolver
 
 #: Node budget of the root's VCF and VCT when a fixed playout budget asks for a
-#: reproducible search.
+#: reproducible search (the default; a search may set its own).
 FIXED_SOLVER_NODES = 20_000
 #: Node budget of the last look for an opponent VCF after each of the leading moves.
 QUICK_VCF_NODES = 400
@@ -43,11 +43,11 @@ class SettledWin:
 
 
 def settled_win(board: Board, solver: ThreatSolver, started: float, deadline: float,
-                share: float, vct_attacks: int, fixed: bool) -> SettledWin | None:
+                share: float, vct_attacks: int, max_nodes: int | None) -> SettledWin | None:
     """A five of the side to move, or a VCF (then a VCT of ``vct_attacks`` attacks) found
     within ``share`` of the time from ``started`` to ``deadline`` each; None otherwise
-    (and at once when the opponent has a five to block). ``fixed``: node budgets instead
-    of the clock alone, for a reproducible search."""
+    (and at once when the opponent has a five to block). ``max_nodes``: a node budget of
+    the VCF and of the VCT each, for a reproducible search (None: the clock alone)."""
     me = board.to_move
     fives = board.winning_cells(me)
     if len(fives):
@@ -57,11 +57,10 @@ def settled_win(board: Board, solver: ThreatSolver, started: float, deadline: fl
     budget = max(0.0, deadline - started) * share
     if budget < 0.005:
         return None
-    nodes = FIXED_SOLVER_NODES if fixed else None
-    result = solver.vcf(board, deadline=started + budget, max_nodes=nodes)
+    result = solver.vcf(board, deadline=started + budget, max_nodes=max_nodes)
     if result.status is not Status.WIN:
         result = solver.vct(board, max_attacks=vct_attacks, deadline=started + 2 * budget,
-                            max_nodes=nodes)
+                            max_nodes=max_nodes)
     if result.status is Status.WIN:
         return SettledWin(result.move, "solver", list(result.line))
     return None
