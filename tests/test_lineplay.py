@@ -245,10 +245,20 @@ def test_the_line_reinforcement_loop_trains_gates_and_resumes(tmp_path: Path) ->
     assert SelfPlayLog.read(tmp_path / "replay").seed == state.config.seed
     with pytest.raises(ValueError, match="other settings"):
         RlState.open(RlConfig(out=str(tmp_path), network="line", iterations=1, games=4))
-    # Longer, on more threads: the second iteration's steps end at step 6.
-    longer = run(dataclasses.replace(config, iterations=2, threads=2))
+    # Longer, on more threads, and gated from now on by a sequential test: the second
+    # iteration's steps end at step 6, its gate plays until the test decides or 2 pairs.
+    longer = run(dataclasses.replace(config, iterations=2, threads=2, gate_pairs=2,
+                                     gate_sprt=[0.0, 400.0]))
     assert longer.iteration == 2 and longer.config.threads == 2
     assert torch.load(tmp_path / "train" / "last.pt", weights_only=False)["step"] == 6
+    first, second = longer.history
+    assert first["gate"]["gate_sprt"] is None and "gate_sprt" not in first
+    assert second["gate"] == {"gate_pairs": 2, "gate_playouts": 24, "gate_tc_ms": 0,
+                              "gate_score": 0.55, "gate_sprt": [0.0, 400.0]}
+    test = json.loads((tmp_path / "gates" / "iter-0001" / "config.json").read_text())
+    assert test["config"]["sprt"]["elo0"] == 0.0 and test["config"]["sprt"]["elo1"] == 400.0
+    assert 2 <= second["gate_games"] <= 4
+    assert second["promoted"] == (second["gate_sprt"]["state"] == "H1")
 
 
 def test_gating_openings_are_distinct_even_ones_first_and_never_more_than_exist() -> None:

@@ -154,6 +154,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     for name in ("lr", "weight_decay", "value_weight", "gate_score"):
         rl.add_argument(f"--{name.replace('_', '-')}", type=float,
                         default=getattr(rl_defaults, name))
+    rl.add_argument("--gate-sprt", nargs=2, type=float, default=None,
+                    metavar=("ELO0", "ELO1"),
+                    help="gate by a sequential test (arena run --sprt) of ELO0 against ELO1, "
+                         "played until it decides or --gate-pairs pairs are played; promote "
+                         "when it accepts ELO1 (default: --gate-pairs pairs, promote at "
+                         "--gate-score). A resumed run may change its gate settings")
     rl.add_argument("--cluster", metavar="ADDRESS", default=None,
                     help=CLUSTER_HELP + "; the gating matches run there too (arena --cluster)")
 

@@ -17,7 +17,8 @@ The loop serves two networks (``RlConfig.network``): ``conv``, the policy/value 
    openings of ``gate-openings.txt`` (the learner's: 3 random stones for the
    convolutional network, judged near even for the line network), which no self-play
    game starts from;
-4. the candidate becomes the best player if it scores at least ``gate_score``.
+4. the candidate becomes the best player if it scores at least ``gate_score`` or, with
+   ``gate_sprt``, when the gate's sequential test accepts its stronger hypothesis.
 
 With a cluster (``run(config, cluster=ADDRESS)``, ``--cluster``), the self-play games are
 Ray tasks (:mod:`brain.train.cluster`) and the gating match is an arena run on the same
@@ -35,8 +36,9 @@ import logging
 import shlex
 import subprocess
 import sys
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
@@ -175,27 +177,53 @@ def gate_openings(state: RlState, learner: Learner) -> Path:
     return path
 
 
+#: The settings of a gate (:class:`RlConfig`'s); a resumed run may change them.
+GATE_SETTINGS = ("gate_pairs", "gate_playouts", "gate_tc_ms", "gate_score", "gate_sprt")
+
+
+@dataclass(frozen=True)
+class GateResult:
+    """A gate's outcome: the candidate's score, its games, and the decision."""
+
+    score: float
+    games: int
+    promoted: bool
+    #: The sequential test's state (``H0``, ``H1`` or ``continue``) and log-likelihood
+    #: ratio; None for a gate of fixed length.
+    sprt: dict[str, Any] | None = None
+
+
 def gate(state: RlState, candidate: Path, learner: Learner, openings: Path,
-         cluster: str | None = None) -> float:
-    """The candidate's score against the best player in an arena match (on the cluster at
-    ``cluster``, if given) from the run's gating openings (the file ``openings``), taken
-    in an order of its own for each iteration."""
-    config = state.config
+         cluster: str | None = None) -> GateResult:
+    """The candidate's arena match against the best player (on the cluster at ``cluster``,
+    if given) from the run's gating openings (the file ``openings``), taken in an order of
+    its own for each iteration, with the gate settings the iteration's record holds (those
+    of the run when its gate began: a gate half played when a resumed run changed them
+    ends as it began)."""
+    settings = state.history[-1].setdefault(
+        "gate", {k: getattr(state.config, k) for k in GATE_SETTINGS})
+    state.save()
     placement = ["--cluster", cluster] if cluster is not None else ["--concurrency", "1"]
-    run = Path(config.out) / "gates" / f"iter-{state.iteration:04d}"
+    sprt = settings["gate_sprt"]
+    test = ["--sprt", *map(str, sprt)] if sprt else []
+    run = Path(state.config.out) / "gates" / f"iter-{state.iteration:04d}"
     command = [
         sys.executable, "-m", "arena", "run",
-        learner.brain_command(str(candidate), config.gate_playouts),
-        learner.brain_command(state.best, config.gate_playouts),
-        "--name", "1=candidate", "--name", "2=best", "--pairs", str(config.gate_pairs),
-        "--openings", str(openings), "--opening-order", "random",
-        "--tc", str(config.gate_tc_ms or 30_000), "--no-progress", *placement,
-        "--seed", str(config.seed + state.iteration), "--out", str(run),
+        learner.brain_command(str(candidate), settings["gate_playouts"]),
+        learner.brain_command(state.best, settings["gate_playouts"]),
+        "--name", "1=candidate", "--name", "2=best", "--pairs", str(settings["gate_pairs"]),
+        "--openings", str(openings), "--opening-order", "random", *test,
+        "--tc", str(settings["gate_tc_ms"] or 30_000), "--no-progress", *placement,
+        "--seed", str(state.config.seed + state.iteration), "--out", str(run),
     ]
     subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
     results = json.loads((run / "results.json").read_text())
-    candidate_row = next(p for p in results["players"] if p["name"] == "candidate")
-    return candidate_row["points"] / max(candidate_row["games"], 1)
+    row = next(p for p in results["players"] if p["name"] == "candidate")
+    score = row["points"] / max(row["games"], 1)
+    if not sprt:
+        return GateResult(score, row["games"], score >= settings["gate_score"])
+    test_result = {k: results["sprt"][k] for k in ("state", "llr")}
+    return GateResult(score, row["games"], test_result["state"] == "H1", test_result)
 
 
 def run(config: RlConfig, cluster: str | None = None) -> RlState:
@@ -231,14 +259,18 @@ def _iterate(config: RlConfig, connection: RayConnection | None) -> RlState:
             state.save()
         candidate = out / "candidates" / f"iter-{state.iteration:04d}.npz"
         learner.export(state, candidate)
-        score = gate(state, candidate, learner, openings, connection and connection.address)
-        promoted = score >= c.gate_score
-        state.history[-1].update({"gate_score": round(score, 3), "promoted": promoted,
+        result = gate(state, candidate, learner, openings, connection and connection.address)
+        state.history[-1].update({"gate_score": round(result.score, 3),
+                                  "gate_games": result.games, "promoted": result.promoted,
                                   "against": state.best})
-        if promoted:
+        if result.sprt is not None:
+            state.history[-1]["gate_sprt"] = result.sprt
+        if result.promoted:
             state.best = str(candidate)
-        log.info("iteration %d: candidate scored %.1f%% against the best: %s",
-                 state.iteration, 100 * score, "promoted" if promoted else "kept the best")
+        log.info("iteration %d: candidate scored %.1f%% of %d games against the best%s: %s",
+                 state.iteration, 100 * result.score, result.games,
+                 "" if result.sprt is None else f" (SPRT {result.sprt['state']})",
+                 "promoted" if result.promoted else "kept the best")
         state.iteration += 1
         state.save()
     return state

@@ -40,6 +40,11 @@ class RlConfig:
     gate_playouts: int = 200
     gate_tc_ms: int = 0
     gate_score: float = 0.55
+    #: ``[elo0, elo1]``: the gate is a sequential test (GSPRT on its game pairs, as
+    #: ``arena run --sprt``) of ``elo0`` against ``elo1``, played until it decides or
+    #: ``gate_pairs`` pairs are played; the candidate is promoted when it accepts
+    #: ``elo1``. None: a gate of ``gate_pairs`` pairs and a promotion at ``gate_score``.
+    gate_sprt: list[float] | None = None
     threads: int = 1
     #: Game ``n`` draws everything from ``(seed, n)``. None: a new run draws a seed of its
     #: own (two runs from one network would otherwise play the same games), a resumed run
@@ -55,8 +60,10 @@ class RlConfig:
     gate_openings: int = 200
 
 
-#: The settings a resumed run may change.
-RESUMABLE = ("iterations", "threads")
+#: The settings a resumed run may change: how long it goes, how many threads train it and
+#: how its later gates decide change no game played and no step taken.
+RESUMABLE = ("iterations", "threads", "gate_pairs", "gate_playouts", "gate_tc_ms",
+             "gate_score", "gate_sprt")
 
 
 @dataclass
@@ -82,14 +89,14 @@ class RlState:
             return cls(config, best=config.best or first_best)
         data = json.loads(path.read_text())
         saved = RlConfig(**data["config"])
-        # How long a run goes and how many threads train it change no game or step.
         given = {**asdict(config), **{k: getattr(saved, k) for k in RESUMABLE}}
         if config.seed is None:
             given["seed"] = saved.seed
         if asdict(saved) != given:
+            changeable = ", ".join("--" + k.replace("_", "-") for k in RESUMABLE)
             raise SettingsMismatch(f"{config.out} holds a run with other settings; use "
-                                   "another --out or the same settings (only --iterations "
-                                   "and --threads may change)")
+                                   "another --out or the same settings (only "
+                                   f"{changeable} may change)")
         for name in RESUMABLE:
             setattr(saved, name, getattr(config, name))
         return cls(saved, data["iteration"], data["best"], data["trained_iteration"],
