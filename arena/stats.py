@@ -51,6 +51,7 @@ __all__ = [
     "Pentanomial",
     "PlayerRating",
     "RatingError",
+    "SequentialTest",
     "Sprt",
     "SprtResult",
     "SprtState",
@@ -565,6 +566,35 @@ class Sprt:
         """Compute the LLR of ``data`` and the resulting decision."""
         value = self.llr(data)
         return SprtResult(value, self.lower_bound, self.upper_bound, self.decide(value))
+
+
+class SequentialTest:
+    """A :class:`Sprt` run pair by pair: its decision is the state at the first pair
+    after which it leaves CONTINUE, and it stays so.
+
+    A match played several games at a time finishes the pairs in flight when the test
+    decides; they count in its figures but cannot undo the decision (that would let a
+    test that accepted H1 end undecided, or decided otherwise).
+    """
+
+    def __init__(self, sprt: Sprt) -> None:
+        self.sprt = sprt
+        self.decision: SprtState | None = None
+        self._pairs: list[tuple[float, float]] = []
+
+    @property
+    def pairs(self) -> int:
+        """Pairs added so far."""
+        return len(self._pairs)
+
+    def add(self, first: float, second: float) -> SprtState | None:
+        """Add a pair (the first brain's two scores); returns the decision, if any."""
+        self._pairs.append((first, second))
+        if self.decision is None:
+            state = self.sprt.evaluate(Pentanomial.from_pairs(self._pairs)).state
+            if state is not SprtState.CONTINUE:
+                self.decision = state
+        return self.decision
 
 
 # ---------------------------------------------------------------------------------------

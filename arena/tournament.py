@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from arena.brainspec import BrainSpec, BrainSpecError, unique_names
@@ -45,7 +45,7 @@ from arena.reaper import REAPER
 from arena.report import Report, build_report
 from arena.rundir import RunDir, RunDirError
 from arena.schedule import PairJob, build_schedule
-from arena.stats import Sprt, SprtState
+from arena.stats import SequentialTest, Sprt, SprtState
 from brain.game.openings import Opening
 from brain.game.records import GameRecord
 from brain.game.rules import Rule
@@ -76,7 +76,9 @@ class TournamentConfig:
     :ivar gauntlet: 0 for a round robin, else the number of leading brains (seeds) that
         play every other brain.
     :ivar openings_source: where the openings came from (informational).
-    :ivar sprt: test the first brain against the second (two brains only).
+    :ivar sprt: test the first brain against the second (two brains only), pair by pair
+        in schedule order; the run stops when it decides, and the decision stands in
+        its results though the pairs then in flight count in the LLR.
     """
 
     brains: tuple[BrainSpec, ...]
@@ -356,6 +358,9 @@ class Tournament:
         self._records: dict[int, GameRecord] = {}
         self._abort = threading.Event()
         self._decided = threading.Event()
+        #: The SPRT, fed the pairs in schedule order as soon as each and all before it
+        #: are finished: the decision is the same whichever pair a worker finished first.
+        self._test = None if config.sprt is None else SequentialTest(config.sprt)
         self._active: set[BrainProcess] = set()
         self._failure: BaseException | None = None
         self.report: Report | None = None
@@ -414,12 +419,25 @@ class Tournament:
             self._records[game_id] = record
 
     def _current_report(self) -> Report:
+        """The standings of every finished game; the SPRT's state is the sequential
+        test's decision (its LLR counts every finished pair)."""
         records = [self._records[k] for k in sorted(self._records)]
-        return build_report(records, self.names, self.config.sprt)
+        report = build_report(records, self.names, self.config.sprt)
+        if self._test is None or report.sprt_result is None:
+            return report
+        state = self._test.decision or SprtState.CONTINUE
+        return replace(report, sprt_result=replace(report.sprt_result, state=state))
 
-    def _sprt_decided(self, report: Report) -> bool:
-        return (report.sprt_result is not None
-                and report.sprt_result.state is not SprtState.CONTINUE)
+    def _advance_test(self) -> None:
+        """Feed the test the pairs that are now finished with all before them."""
+        test = self._test
+        while test is not None and test.pairs < len(self.schedule):
+            ids = self.schedule[test.pairs].game_ids()
+            if any(g not in self._records for g in ids):
+                return
+            first = self.names[0]
+            if test.add(*(self._records[g].score_for(first) for g in ids)) is not None:
+                self._decided.set()
 
     # -- running -----------------------------------------------------------------------------
 
@@ -429,9 +447,8 @@ class Tournament:
         :raises KeyboardInterrupt: after stopping cleanly on Ctrl-C (resume later).
         """
         self._load()
+        self._advance_test()
         report = self._current_report()
-        if self._sprt_decided(report):
-            self._decided.set()
         pending = [job for job in self.schedule
                    if any(g not in self._records for g in job.game_ids())]
         remaining = sum(g not in self._records for job in pending for g in job.game_ids())
@@ -554,6 +571,7 @@ class Tournament:
         self.out.record_game(game_id, record)
         with self._lock:
             self._records[game_id] = record
+            self._advance_test()
             report = self._current_report()
             pair_done = all(g in self._records for g in job.game_ids())
             progress.game_done(report)
@@ -567,5 +585,3 @@ class Tournament:
         self.out.event("rating", games=report.games, players=results["players"])
         if results["sprt"] is not None:
             self.out.event("sprt", pairs=report.pairs, **results["sprt"])
-            if self._sprt_decided(report):
-                self._decided.set()

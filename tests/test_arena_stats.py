@@ -12,6 +12,7 @@ from arena.stats import (
     Z95,
     Pentanomial,
     RatingError,
+    SequentialTest,
     Sprt,
     SprtState,
     elo_from_score,
@@ -205,6 +206,20 @@ def test_sprt_decisions_on_clear_data() -> None:
     assert sprt.evaluate(WDL(300, 100, 150)).state is SprtState.ACCEPT_H1
     assert sprt.evaluate(WDL(150, 100, 300)).state is SprtState.ACCEPT_H0
     assert sprt.llr(Pentanomial(0, 0, 0, 0, 0)) == 0.0
+
+
+def test_a_sequential_test_keeps_its_first_decision() -> None:
+    sprt = Sprt(elo0=0, elo1=200)
+    test = SequentialTest(sprt)
+    decisions = [test.add(1.0, 1.0) for _ in range(12)]
+    first = decisions.index(SprtState.ACCEPT_H1)
+    assert 0 < first < 12 and all(d is None for d in decisions[:first])
+    # Pairs finished after it (in flight when it decided) cannot undo it, though the
+    # same pairs tested at once would now accept H0.
+    for _ in range(40):
+        assert test.add(0.0, 0.0) is SprtState.ACCEPT_H1
+    assert sprt.evaluate(Pentanomial(40, 0, 0, 0, 12)).state is SprtState.ACCEPT_H0
+    assert test.pairs == 52
 
 
 def test_llr_mirror_symmetry() -> None:
