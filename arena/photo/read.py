@@ -213,6 +213,16 @@ def _sharpness(gray: np.ndarray) -> float:
 BLURRED = 0.12
 
 
+def _mark_sized(mask: np.ndarray) -> np.ndarray:
+    """The parts of ``mask`` (a canvas's) no wider or taller than a cell, as a mark on a
+    stone is and a line is not (the soft edges of dark red lines on an orange board pass
+    for red, and painting them over left empty points without lines, read as stones)."""
+    _, labels, stats, _ = cv2.connectedComponentsWithStats(mask.astype(np.uint8), 8)
+    small = (stats[:, cv2.CC_STAT_WIDTH] <= CELL) & (stats[:, cv2.CC_STAT_HEIGHT] <= CELL)
+    small[0] = False  # the background
+    return small[labels]
+
+
 def _without_marks(canvas: np.ndarray) -> np.ndarray:
     """The canvas in grey (float32), with red marks painted over from around them: screen
     boards mark the last move with a red dot or ring on the stone, which is no part of
@@ -222,6 +232,7 @@ def _without_marks(canvas: np.ndarray) -> np.ndarray:
     hsv = cv2.cvtColor(canvas, cv2.COLOR_BGR2HSV)
     hue, saturation, value = hsv[:, :, 0], hsv[:, :, 1], hsv[:, :, 2]
     red = ((hue <= 8) | (hue >= 172)) & (saturation > 150) & (value > 120)
+    red = _mark_sized(red)
     if not red.any():
         return gray.astype(np.float32)
     mask = cv2.dilate(red.astype(np.uint8), np.ones((3, 3), np.uint8))
@@ -258,6 +269,72 @@ def _without_centre_marks(gray: np.ndarray, ys: np.ndarray, xs: np.ndarray) -> n
     return out
 
 
+#: A last-move ring round a stone's centre, in whole-pixel circles of the canvas: the
+#: even face out to the first at least, the ring and the face again beyond it within the
+#: second (a stone's own outline lies at a third of a cell or further, with no face
+#: beyond it within reach), the ring at most the third wide.
+RING_FACE, RING_LAST, RING_WIDTH = round(0.14 * CELL), round(0.34 * CELL), round(0.15 * CELL)
+
+
+def _circle_offsets() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    dy, dx = disc_offsets(0.0, (RING_LAST + 0.5) / CELL)
+    return dy, dx, np.rint(np.hypot(dy, dx)).astype(int)
+
+
+_CIRCLES = _circle_offsets()
+
+
+def _ring_band(near: np.ndarray, typical: np.ndarray) -> tuple[int, int] | None:
+    """The circles ``(first, last)`` to paint over for a ring round a face, given each
+    circle's nearest tenth of pixels' and median's distance from the face's colour;
+    None if there is no ring: the face out to its first circle, circles that stand out
+    from it all the way round, and the face again within two circles (the ring's soft
+    edges, painted too, lie between)."""
+    outside = np.nonzero(near[RING_FACE + 1:] >= DOT_CONTRAST)[0]
+    if outside.size == 0:
+        return None
+    first = RING_FACE + 1 + int(outside[0])
+    last = first
+    while last + 1 < len(near) and near[last + 1] >= DOT_CONTRAST:
+        last += 1
+    again = [r for r in (last + 1, last + 2) if r < len(near) and typical[r] < FACE_SPREAD]
+    if not again or last - first >= RING_WIDTH or (typical[:first - 1] >= FACE_SPREAD).any():
+        return None
+    return first - 1, again[0] - 1
+
+
+def _without_centre_rings(gray: np.ndarray, ys: np.ndarray, xs: np.ndarray) -> np.ndarray:
+    """``gray`` (the canvas, float32) with the thin rings painted over that circle even
+    faces at the centres ``(ys, xs)``, in the face's colour: a screen's last-move ring in
+    any colour (a grey ring on a white stone was read as an empty point; red ones are
+    already gone, :func:`_without_marks`). The ring must stand out from the face all
+    the way round: the arcs that four ink-circle stones draw round the centre of the
+    cell between them do not."""
+    out = gray.copy()
+    pad = CELL
+    dy, dx, radius = _CIRCLES
+    padded = cv2.copyMakeBorder(gray, pad, pad, pad, pad, cv2.BORDER_REPLICATE)
+    values = padded[ys[:, None] + pad + dy, xs[:, None] + pad + dx]
+    face_pixels = values[:, radius <= RING_FACE]
+    colour = np.median(face_pixels, axis=1)
+    even = np.percentile(face_pixels, 90, axis=1) - np.percentile(face_pixels, 10, axis=1) \
+        <= FACE_SPREAD
+    height, width = gray.shape
+    for k in np.nonzero(even)[0]:
+        off = np.abs(values[k] - colour[k])
+        circles = [off[radius == r] for r in range(RING_LAST + 1)]
+        band = _ring_band(np.array([np.percentile(c, 10) for c in circles]),
+                          np.array([np.median(c) for c in circles]))
+        if band is None:
+            continue
+        paint = (radius >= band[0]) & (radius <= band[1])
+        py, px = ys[k] + dy[paint], xs[k] + dx[paint]
+        keep = (py >= 0) & (py < height) & (px >= 0) & (px < width)
+        out[py[keep], px[keep]] = colour[k]
+    return out
+
+
+
 def measure(image: np.ndarray) -> Measured:
     """Find the grid of ``image`` (BGR) and measure the points of both layouts.
 
@@ -292,7 +369,7 @@ def measure(image: np.ndarray) -> Measured:
                for layout in layouts}
     canvas_gray = _without_marks(canvas)
     for ys, xs in centres.values():
-        canvas_gray = _without_centre_marks(canvas_gray, ys, xs)
+        canvas_gray = _without_centre_rings(_without_centre_marks(canvas_gray, ys, xs), ys, xs)
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7))
     lines = cv2.morphologyEx(canvas_gray, cv2.MORPH_BLACKHAT if dark_lines else
                              cv2.MORPH_TOPHAT, kernel)

@@ -18,7 +18,12 @@ for the lines, 10x10 as 5x7) and a white stone under a grey last-move dot read a
 empty point. Seed 6,000,057 (of the fresh seeds that round measured on) is a 19x9 board
 drawn in cells with one stone, read as an empty 20x10 board on the intersections; seed
 6,000,139 a 9x9 board with 73 % of its points covered, read as 5x9 (its white stones'
-outlines taken for arms of T-junctions).
+outlines taken for arms of T-junctions). Seed 6,000,095 has a white stone under a grey
+last-move ring, read as an empty point; seed 8,000,030 dark red lines on an orange board,
+whose soft edges were painted over as a red last-move mark (two empty points read as
+white stones, 16 in doubt); seed 8,000,069 a clean scan of a 10x10 board in cells read
+as 8x9 (the ripple between its lines passed for lines; kept at JPEG quality 95, as 10x8:
+at 90 the ripple is lost).
 
     PYTHONPATH=. .venv/bin/python tests/data/photo/make.py [--web /tmp/web-shots/web001.png]
         [--picture render_wood.jpg=/tmp/renders/render-1013.jpg ...]
@@ -56,6 +61,9 @@ GENERATED = (
     ("screen_grey_dot.png", "screen", 4_000_048, 0, 0),
     ("screen_one_stone.png", "screen", 6_000_057, 0, 0),
     ("screen_crowded_white.png", "screen", 6_000_139, 0, 0),
+    ("screen_grey_ring.png", "screen", 6_000_095, 0, 0),
+    ("screen_red_lines.png", "screen", 8_000_030, 0, 0),
+    ("scan_clean_lines.jpg", "scan", 8_000_069, 0, 95),
 )
 
 
