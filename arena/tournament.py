@@ -430,12 +430,11 @@ class Tournament:
 
     def _advance_test(self) -> None:
         """Feed the test the pairs that are now finished with all before them."""
-        test = self._test
+        test, first = self._test, self.names[0]
         while test is not None and test.pairs < len(self.schedule):
             ids = self.schedule[test.pairs].game_ids()
             if any(g not in self._records for g in ids):
                 return
-            first = self.names[0]
             if test.add(*(self._records[g].score_for(first) for g in ids)) is not None:
                 self._decided.set()
 

@@ -16,11 +16,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from brain.train.linenet import BatchMaker, load_model, losses
+from brain.train.linenet import BatchMaker, RunConfig, load_model, losses
 from brain.train.samples import SampleStore
-
-#: The trainer's share of a search's root winrate in the value target.
-TEACHER_WEIGHT = 0.7
 
 
 def main() -> None:
@@ -49,7 +46,7 @@ def main() -> None:
                 rows = torch.as_tensor(np.flatnonzero((heights == height) & (widths == width)))
                 for symmetry in range(8):
                     batch = maker.batch(rows, height, width, symmetry)
-                    loss = losses(model, batch, TEACHER_WEIGHT)
+                    loss = losses(model, batch, RunConfig.teacher_weight)
                     logits, _ = model(batch["planes"], batch["flags"])
                     logits = logits.masked_fill(batch["occupied"], -1e4)
                     has = int((batch["policy"].sum(1) > 0).sum())

@@ -16,7 +16,7 @@ import argparse
 import time
 
 from brain.eval.linenet import LineNet
-from brain.eval.network import weights_dir
+from brain.resources import weights_dir
 from brain.train.lineplay import LinePlayConfig, SelfPlayer
 from brain.train.selfplay import game_rng
 

@@ -254,19 +254,35 @@ def _without_centre_marks(gray: np.ndarray, ys: np.ndarray, xs: np.ndarray) -> n
     already gone, :func:`_without_marks`). An empty point's surroundings are crossed by
     lines or are the board's colour at its centre too, so nothing changes there."""
     out = gray.copy()
+    colour, even = _even_faces(_around(gray, ys, xs, MARK_FACE))
+    dot = _around(gray, ys, xs, MARK_DOT)
+    marked = even & (np.abs(np.median(dot, axis=1) - colour) >= DOT_CONTRAST)
+    for k in np.nonzero(marked)[0]:
+        _paint(out, ys[k] + MARK_DOT[0], xs[k] + MARK_DOT[1], colour[k])
+    return out
+
+
+def _around(gray: np.ndarray, ys: np.ndarray, xs: np.ndarray,
+            offsets: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+    """The pixels of ``gray`` at ``offsets`` (dy, dx) from each centre ``(ys, xs)``, one
+    row a centre (the canvas's edge repeated beyond it)."""
     pad = CELL
     padded = cv2.copyMakeBorder(gray, pad, pad, pad, pad, cv2.BORDER_REPLICATE)
-    face = padded[ys[:, None] + pad + MARK_FACE[0], xs[:, None] + pad + MARK_FACE[1]]
-    dot = padded[ys[:, None] + pad + MARK_DOT[0], xs[:, None] + pad + MARK_DOT[1]]
-    colour = np.median(face, axis=1)
-    even = np.percentile(face, 90, axis=1) - np.percentile(face, 10, axis=1) <= FACE_SPREAD
-    marked = even & (np.abs(np.median(dot, axis=1) - colour) >= DOT_CONTRAST)
-    height, width = gray.shape
-    for k in np.nonzero(marked)[0]:
-        dy, dx = ys[k] + MARK_DOT[0], xs[k] + MARK_DOT[1]
-        keep = (dy >= 0) & (dy < height) & (dx >= 0) & (dx < width)
-        out[dy[keep], dx[keep]] = colour[k]
-    return out
+    return padded[ys[:, None] + pad + offsets[0], xs[:, None] + pad + offsets[1]]
+
+
+def _even_faces(face: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's colour (median) and whether it is even (its spread at most
+    :data:`FACE_SPREAD`)."""
+    spread = np.percentile(face, 90, axis=1) - np.percentile(face, 10, axis=1)
+    return np.median(face, axis=1), spread <= FACE_SPREAD
+
+
+def _paint(out: np.ndarray, ys: np.ndarray, xs: np.ndarray, colour: float) -> None:
+    """Set the pixels ``(ys, xs)`` of ``out`` that lie on it to ``colour``."""
+    height, width = out.shape
+    keep = (ys >= 0) & (ys < height) & (xs >= 0) & (xs < width)
+    out[ys[keep], xs[keep]] = colour
 
 
 #: A last-move ring round a stone's centre, in whole-pixel circles of the canvas: the
@@ -311,15 +327,9 @@ def _without_centre_rings(gray: np.ndarray, ys: np.ndarray, xs: np.ndarray) -> n
     the way round: the arcs that four ink-circle stones draw round the centre of the
     cell between them do not."""
     out = gray.copy()
-    pad = CELL
     dy, dx, radius = _CIRCLES
-    padded = cv2.copyMakeBorder(gray, pad, pad, pad, pad, cv2.BORDER_REPLICATE)
-    values = padded[ys[:, None] + pad + dy, xs[:, None] + pad + dx]
-    face_pixels = values[:, radius <= RING_FACE]
-    colour = np.median(face_pixels, axis=1)
-    even = np.percentile(face_pixels, 90, axis=1) - np.percentile(face_pixels, 10, axis=1) \
-        <= FACE_SPREAD
-    height, width = gray.shape
+    values = _around(gray, ys, xs, (dy, dx))
+    colour, even = _even_faces(values[:, radius <= RING_FACE])
     for k in np.nonzero(even)[0]:
         off = np.abs(values[k] - colour[k])
         circles = [off[radius == r] for r in range(RING_LAST + 1)]
@@ -328,11 +338,8 @@ def _without_centre_rings(gray: np.ndarray, ys: np.ndarray, xs: np.ndarray) -> n
         if band is None:
             continue
         paint = (radius >= band[0]) & (radius <= band[1])
-        py, px = ys[k] + dy[paint], xs[k] + dx[paint]
-        keep = (py >= 0) & (py < height) & (px >= 0) & (px < width)
-        out[py[keep], px[keep]] = colour[k]
+        _paint(out, ys[k] + dy[paint], xs[k] + dx[paint], colour[k])
     return out
-
 
 
 def measure(image: np.ndarray) -> Measured:

@@ -49,7 +49,7 @@ from brain.train.checkpoint import load_checkpoint, model_from_checkpoint, save_
 from brain.train.cluster import cluster_games, connect_cluster
 from brain.train.export import export_checkpoint
 from brain.train.model import PolicyValueModel
-from brain.train.rlstate import Learner, RlConfig, RlState
+from brain.train.rlstate import GATE_SETTINGS, Learner, RlConfig, RlState
 from brain.train.selfplay import (
     HEURISTIC,
     ReplayBuffer,
@@ -177,10 +177,6 @@ def gate_openings(state: RlState, learner: Learner) -> Path:
     return path
 
 
-#: The settings of a gate (:class:`RlConfig`'s); a resumed run may change them.
-GATE_SETTINGS = ("gate_pairs", "gate_playouts", "gate_tc_ms", "gate_score", "gate_sprt")
-
-
 @dataclass(frozen=True)
 class GateResult:
     """A gate's outcome: the candidate's score, its games, and the decision."""
@@ -200,9 +196,11 @@ def gate(state: RlState, candidate: Path, learner: Learner, openings: Path,
     its own for each iteration, with the gate settings the iteration's record holds (those
     of the run when its gate began: a gate half played when a resumed run changed them
     ends as it began)."""
-    settings = state.history[-1].setdefault(
-        "gate", {k: getattr(state.config, k) for k in GATE_SETTINGS})
-    state.save()
+    record = state.history[-1]
+    if "gate" not in record:
+        record["gate"] = {k: getattr(state.config, k) for k in GATE_SETTINGS}
+        state.save()
+    settings = record["gate"]
     placement = ["--cluster", cluster] if cluster is not None else ["--concurrency", "1"]
     sprt = settings["gate_sprt"]
     test = ["--sprt", *map(str, sprt)] if sprt else []

@@ -60,10 +60,11 @@ class RlConfig:
     gate_openings: int = 200
 
 
+#: The settings of a run's gates.
+GATE_SETTINGS = ("gate_pairs", "gate_playouts", "gate_tc_ms", "gate_score", "gate_sprt")
 #: The settings a resumed run may change: how long it goes, how many threads train it and
 #: how its later gates decide change no game played and no step taken.
-RESUMABLE = ("iterations", "threads", "gate_pairs", "gate_playouts", "gate_tc_ms",
-             "gate_score", "gate_sprt")
+RESUMABLE = ("iterations", "threads", *GATE_SETTINGS)
 
 
 @dataclass
