@@ -23,7 +23,9 @@ last-move ring, read as an empty point; seed 8,000,030 dark red lines on an oran
 whose soft edges were painted over as a red last-move mark (two empty points read as
 white stones, 16 in doubt); seed 8,000,069 a clean scan of a 10x10 board in cells read
 as 8x9 (the ripple between its lines passed for lines; kept at JPEG quality 95, as 10x8:
-at 90 the ripple is lost).
+at 90 the ripple is lost); seed 8,000,025 a 15x20 photo with 102 stones under strong
+pincushion distortion, read as 15x11 (the lens bends its crowded lower rows off their
+places in the rectified view, whose trim dropped them).
 
     PYTHONPATH=. .venv/bin/python tests/data/photo/make.py [--web /tmp/web-shots/web001.png]
         [--picture render_wood.jpg=/tmp/renders/render-1013.jpg ...]
@@ -64,6 +66,7 @@ GENERATED = (
     ("screen_grey_ring.png", "screen", 6_000_095, 0, 0),
     ("screen_red_lines.png", "screen", 8_000_030, 0, 0),
     ("scan_clean_lines.jpg", "scan", 8_000_069, 0, 95),
+    ("photo_pincushion.jpg", "photo", 8_000_025, 640, 70),
 )
 
 
