@@ -51,6 +51,11 @@ ROOT = Path(__file__).resolve().parents[1]
 GAMES = shared_data_dir() / "games"
 SHIPPED = weights_dir() / "linenet.npz"
 SHIPPED_MODEL = weights_dir() / "linenet-model.pt"
+# Every committed line network (the shipped one, the candidates kept for training on) and
+# the torch model it was exported from.
+COMMITTED = [(SHIPPED, SHIPPED_MODEL)] + [
+    (path, path.with_suffix(".pt"))
+    for path in sorted((weights_dir() / "candidates").glob("linenet-*.npz"))]
 
 
 def records(name: str, count: int) -> list[GameRecord]:
@@ -201,9 +206,10 @@ def test_a_long_make_and_unmake_sequence_leaves_the_state_exact() -> None:
     np.testing.assert_array_equal(state._pooled, fresh._pooled)
 
 
-def test_the_shipped_tables_are_the_export_of_the_shipped_model() -> None:
-    shipped = load(SHIPPED)
-    exported = export(load_model(SHIPPED_MODEL))
+@pytest.mark.parametrize(("tables", "model"), COMMITTED, ids=[t.name for t, _ in COMMITTED])
+def test_the_committed_tables_are_the_export_of_their_model(tables: Path, model: Path) -> None:
+    shipped = load(tables)
+    exported = export(load_model(model))
     # CPU float32 on another machine may round an entry on a half unit the other way.
     diff = np.abs(exported.table.astype(np.int32) - shipped.table)
     assert diff.max() <= 1 and (diff > 0).mean() < 1e-4
@@ -220,9 +226,10 @@ def test_a_damaged_weight_file_is_refused_with_the_reason(tmp_path: Path) -> Non
         load(bad)
 
 
-def test_the_shipped_value_sees_who_wins_real_games() -> None:
+@pytest.mark.parametrize("tables", [t for t, _ in COMMITTED], ids=[t.name for t, _ in COMMITTED])
+def test_the_committed_value_sees_who_wins_real_games(tables: Path) -> None:
     # Rapfi's games, a few moves before the end: the side that goes on to win leads.
-    net = LineNet(load(SHIPPED))
+    net = LineNet(load(tables))
     right = total = 0
     for record in records("freestyle15", 400)[300:]:
         if record.result.value not in ("black", "white") or len(record.moves) < 12:

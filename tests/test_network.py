@@ -439,9 +439,12 @@ def test_default_weights_path_is_in_weights_folder() -> None:
 
 def committed_weights() -> list[Path]:
     """Every network weights file in ``weights/`` (the shipped one and the candidates;
-    not the pattern model, the line-pattern network or training data)."""
+    not the pattern model, the line-pattern networks, which tests/test_linenet.py checks,
+    or training data)."""
+    line_stem = Path(LINE_NETWORK_FILE).stem
     files = sorted(path for path in (ROOT / "weights").rglob("*.npz")
-                   if path.name not in (DEFAULT_PATTERN_MODEL_NAME, LINE_NETWORK_FILE)
+                   if path.name != DEFAULT_PATTERN_MODEL_NAME
+                   and not path.name.startswith(line_stem)
                    and path.parent.name != "training")
     assert files, "no weights file in weights/"
     return files
