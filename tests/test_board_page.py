@@ -329,6 +329,8 @@ def test_a_threat_solver_win_is_shown_as_such(page: Page, server: BoardServer,
     page.select_option("#white", label="pbrain-zero")
     page.click(".tab[data-view='viewer']")
     page.set_input_files("#file", str(sgf))
+    # The file is read asynchronously: play on only once the viewer shows the game.
+    expect(stones(page, "viewer-board")).to_have_count(12)
     page.click("#play-from-here")
     expect(stones(page, "play-board")).to_have_count(12)
     click_point(page, "play-board", 14, 14)
