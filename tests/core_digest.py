@@ -93,8 +93,8 @@ def search(board: Board) -> list[object]:
 
 def main() -> None:
     boards = [board for _, board in positions()]
-    boards += [p.board for p in freestyle_vcf_puzzles(25)]
-    boards += [board for _, board in lfz_puzzles(32, Rule.RENJU, 40)]
+    boards += [p.board for p in freestyle_vcf_puzzles(50)]
+    boards += [board for _, board in lfz_puzzles(32, Rule.RENJU, 60)]
     boards += [mate.board for mate in quintet_mates()[::4]]
     document = []
     for n, board in enumerate(boards):

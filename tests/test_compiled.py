@@ -3,7 +3,6 @@ exactly what its pure-Python source computes on real positions."""
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
@@ -11,21 +10,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from digests import pure_and_compiled
 
 from brain import native as compiled
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def run_digest(pure: bool) -> list[object]:
-    env = dict(os.environ)
-    env.pop(compiled.PURE_ENV, None)
-    if pure:
-        env[compiled.PURE_ENV] = "1"
-    out = subprocess.run([sys.executable, str(ROOT / "tests" / "core_digest.py")], env=env,
-                         cwd=ROOT, capture_output=True, text=True, timeout=600, check=False)
-    assert out.returncode == 0, out.stderr
-    return json.loads(out.stdout)
 
 
 def test_the_install_compiled_every_module() -> None:
@@ -38,7 +27,7 @@ def test_the_install_compiled_every_module() -> None:
 
 
 def test_compiled_and_pure_modules_compute_the_same() -> None:
-    pure, native = run_digest(pure=True), run_digest(pure=False)
+    pure, native = pure_and_compiled("core_digest.py")
     assert len(pure) == len(native) > 30
     for n, (a, b) in enumerate(zip(pure, native, strict=True)):
         assert a == b, f"position {n} differs"

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import lzma
-import os
 import subprocess
 import sys
 import threading
@@ -17,9 +16,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from digests import pure_and_compiled
 from puzzle_data import freestyle_vcf_puzzles
 
-from brain import native
 from brain.eval.linenet import (
     REACH,
     ROW_COUNT,
@@ -244,19 +243,8 @@ def test_the_committed_value_sees_who_wins_real_games(tables: Path) -> None:
     assert total > 80 and right / total > 0.8
 
 
-def run_digest(pure: bool) -> list[dict]:
-    env = dict(os.environ)
-    env.pop(native.PURE_ENV, None)
-    if pure:
-        env[native.PURE_ENV] = "1"
-    out = subprocess.run([sys.executable, str(ROOT / "tests" / "linenet_digest.py")], env=env,
-                         cwd=ROOT, capture_output=True, text=True, timeout=600, check=False)
-    assert out.returncode == 0, out.stderr
-    return json.loads(out.stdout)
-
-
 def test_compiled_and_pure_forms_agree() -> None:
-    pure, compiled = run_digest(pure=True), run_digest(pure=False)
+    pure, compiled = pure_and_compiled("linenet_digest.py")
     assert len(pure) == len(compiled) > 20
     for a, b in zip(pure, compiled, strict=True):
         assert a["proof"] == b["proof"]
