@@ -11,7 +11,9 @@ folders of pictures, each ``NAME.png`` or ``NAME.jpg`` with its position in
 manager (``bench/piskvork_screenshots.py``).
 
 How pictures count: a refused picture (the reader raised a ``PhotoError``) or one read
-with another grid than drawn counts all its points wrong and all its stones lost; a
+with another grid than drawn counts all its points wrong and all its stones lost
+(*stones found on grids read* leaves those pictures out: the stones the classifier
+found where the grid search did its part); a
 reading *in doubt* (points below the confidence asked, or stone counts no game
 reaches: ``arena photo`` refuses it, the web board shows it for correction) counts
 its points as read (the most likely class of each), and *exact, none in doubt* counts
@@ -47,6 +49,7 @@ class Tally:
     right_points: int = 0
     stones: int = 0
     stones_found: int = 0
+    stones_on_grids: int = 0  # the stones of the pictures read with their grid
     invented: int = 0
     exact: int = 0
     in_doubt: int = 0
@@ -66,14 +69,16 @@ class Tally:
         self.stones += int(np.count_nonzero(truth))
         if read is None:
             self.refused += 1
-            self.failures.append(f"{name}: refused: {why}")
+            self.failures.append(f"{name}: refused ({np.count_nonzero(truth)} stones): {why}")
             return
         if read.shape != truth.shape:
             self.wrong_grid += 1
             self.failures.append(f"{name}: read {read.shape[1]}x{read.shape[0]}, is "
-                                 f"{truth.shape[1]}x{truth.shape[0]}")
+                                 f"{truth.shape[1]}x{truth.shape[0]} "
+                                 f"({np.count_nonzero(truth)} stones)")
             return
         self.in_doubt += doubts
+        self.stones_on_grids += int(np.count_nonzero(truth))
         self.right_points += int(np.count_nonzero(read == truth))
         self.stones_found += int(np.count_nonzero((read == truth) & (truth != 0)))
         self.invented += int(np.count_nonzero((read != 0) & (truth == 0)))
@@ -91,7 +96,8 @@ class Tally:
     def row(self, name: str) -> str:
         pct = lambda a, b: f"{100 * a / b:.2f} %" if b else "-"  # noqa: E731
         return (f"| {name} | {self.pictures} | {pct(self.right_points, self.points)} | "
-                f"{pct(self.stones_found, self.stones)} | {self.invented} | "
+                f"{pct(self.stones_found, self.stones)} | "
+                f"{pct(self.stones_found, self.stones_on_grids)} | {self.invented} | "
                 f"{pct(self.exact, self.pictures)} | {pct(self.exact_sure, self.pictures)} | "
                 f"{self.in_doubt} | {self.refused} | {self.wrong_grid} | "
                 f"{np.mean(self.seconds):.2f} |")
@@ -100,9 +106,9 @@ class Tally:
 #: The sets read from a folder of pictures, and the option that names the folder.
 FOLDER_SETS = {"web": "web", "render": "renders", "piskvork": "piskvork"}
 
-HEADER = ("| set | pictures | points right | stones found | stones invented | boards exact | "
-          "exact, none in doubt | in doubt | refused | wrong size | s/picture |\n"
-          "|---|---|---|---|---|---|---|---|---|---|---|")
+HEADER = ("| set | pictures | points right | stones found | on grids read | stones invented | "
+          "boards exact | exact, none in doubt | in doubt | refused | wrong size | s/picture |\n"
+          "|---|---|---|---|---|---|---|---|---|---|---|---|")
 
 
 def _read(image: np.ndarray | Path) -> tuple[np.ndarray | None, float, str, bool]:
