@@ -102,6 +102,25 @@ def test_a_crowded_board_keeps_its_lattice() -> None:
     assert np.mean(reading.position.stones == sample.position.stones) > 0.99
 
 
+def test_a_screen_board_with_stones_all_along_an_edge_keeps_that_line() -> None:
+    """A 15x15 screen board with 100 stones (seed 12,000,039), 12 of them on its bottom
+    line: they hide the outer half of the band above it, so its lines looked as if they
+    stopped half way, as a board drawn in tiles' do, and the line was trimmed (read as
+    15x14). The bare points of that line, where a column runs on to it, tell a line."""
+    sample = make_sample(12_000_039, "screen")
+    reading = read_board(sample.image)
+    assert reading.position.stones.tolist() == sample.position.stones.tolist()
+
+
+def test_a_screen_board_with_every_other_column_hidden_is_read_with_every_line() -> None:
+    """A 9x9 screen board with 40 stones (seed 10,000,059): its stones hide much of every
+    other column, and the lattice of the others, 5 columns, crosses the rows as cleanly (0 of
+    9 crossings T-junctions) as the lattice of every column (0 of 18): read as 5x9."""
+    sample = make_sample(10_000_059, "screen")
+    reading = read_board(sample.image)
+    assert reading.position.stones.tolist() == sample.position.stones.tolist()
+
+
 def test_a_crowded_board_with_half_its_crossings_hidden_is_read() -> None:
     """A 19x22 photo with 159 stones (seed 11,000,070): beside its stones and their
     shadows the lines vanish from the line map, and 50.4 % of the 270 crossings of its

@@ -364,18 +364,27 @@ def _variants(run: np.ndarray, faint: np.ndarray, height: np.ndarray) -> list[np
     (only where one half of its peaks is clearly weaker than the other: a board's lines
     are all alike)."""
     found = [run]
-    middles = (run[:-1] + run[1:]) / 2
-    gaps = np.diff(run)
-    near = np.abs(faint[None, :] - middles[:, None]).min(axis=1) < 0.12 * gaps
-    if near.mean() >= 0.8:
-        dense = np.empty(2 * len(run) - 1)
-        dense[0::2], dense[1::2] = run, middles
+    dense = _dense(run, faint)
+    if dense is not None:
         found.append(dense)
     if len(run) >= 2 * MIN_LINES - 1:
         even, odd = float(height[0::2].mean()), float(height[1::2].mean())
         if min(even, odd) < HALVES_APART * max(even, odd):
             found += [run[0::2], run[1::2]]
     return found
+
+
+def _dense(run: np.ndarray, faint: np.ndarray) -> np.ndarray | None:
+    """Every line of a crowded board whose every other line the stones hide: the
+    ``run`` and the middles of its gaps, where a ``faint`` peak lies halfway in nearly
+    every gap (None where not)."""
+    middles = (run[:-1] + run[1:]) / 2
+    near = np.abs(faint[None, :] - middles[:, None]).min(axis=1) < 0.12 * np.diff(run)
+    if near.mean() < 0.8:
+        return None
+    dense = np.empty(2 * len(run) - 1)
+    dense[0::2], dense[1::2] = run, middles
+    return dense
 
 
 def _borrowed(faint: np.ndarray, other: np.ndarray) -> list[np.ndarray]:
@@ -679,24 +688,47 @@ def find_grid(gray: np.ndarray, dark_lines: bool = True, seed: int = 0) -> Grid:
     # standard errors over it), as a share over a few crossings proves less (a crowded
     # 20x20 board, 37 % of 232 crossings T-junctions, lost to 21x5 lines, 30 % of 46,
     # and was read as 20x19).
-    options_x = [*_variants(*found_x), *_borrowed(found_x[1], found_y[0])]
-    options_y = [*_variants(*found_y), *_borrowed(found_y[1], found_x[0])]
-    for xs, ys in itertools.product(options_x, options_y):
+    def judged(xs: np.ndarray, ys: np.ndarray
+               ) -> tuple[float, float, int, int, Grid, _Untrimmed] | None:
+        """The lattice ``xs`` by ``ys`` trimmed and fitted, with its crossings' count."""
         reach_x, reach_y = _reach(horizontal_lines, vertical_lines, xs, ys)
         (x0, x1), (y0, y1) = _trim(xs, reach_x), _trim(ys, reach_y)
         candidate = fitted(xs[x0:x1], ys[y0:y1])
         if candidate is None:
-            continue
-        untrimmed = (xs, ys, x1 - x0 < len(xs), y1 - y0 < len(ys))
+            return None
         partial, crossed = _t_junctions(lines, gray, dark_lines, candidate)
         share = partial / max(crossed, 1)
         worst = share + 2 * math.sqrt(share * (1 - share) / max(crossed, 1))
-        if best is None or worst < best[1] or share < CLEAR_CROSSINGS:
-            best = (share, worst, partial, crossed, candidate, untrimmed)
-        if share < CLEAR_CROSSINGS:
+        return (share, worst, partial, crossed, candidate,
+                (xs, ys, x1 - x0 < len(xs), y1 - y0 < len(ys)))
+
+    options_x = [*_variants(*found_x), *_borrowed(found_x[1], found_y[0])]
+    options_y = [*_variants(*found_y), *_borrowed(found_y[1], found_x[0])]
+    for xs, ys in itertools.product(options_x, options_y):
+        option = judged(xs, ys)
+        if option is None:
+            continue
+        if best is None or option[1] < best[1] or option[0] < CLEAR_CROSSINGS:
+            best = option
+        if option[0] < CLEAR_CROSSINGS:
             break
     if best is None:
         raise NoBoardFound("no grid found")
+    # Every other line of a crowded board, the rest hidden by its stones, crosses as a
+    # board's lines do too, at fewer crossings: every line is taken where its crossings
+    # are as clear (a 9x9 screen board with 40 stones was read as 5x9, 0 of 9 crossings
+    # T-junctions; every line, 0 of 18).
+    for family in (0, 1):
+        if best[0] >= CLEAR_CROSSINGS:
+            break
+        lattice = list(best[5][:2])
+        dense = _dense(lattice[family], (found_x, found_y)[family][1])
+        if dense is None:
+            continue
+        lattice[family] = dense
+        option = judged(*lattice)
+        if option is not None and option[0] <= best[0]:
+            best = option
     share, _, partial, crossed, grid, (xs, ys, dropped_x, dropped_y) = best
     if share > MOST_T_JUNCTIONS:
         raise NoBoardFound(f"the lines found meet in T-junctions at {partial} of {crossed} "
@@ -936,18 +968,23 @@ def _loose_sides(lines: np.ndarray, gray: np.ndarray, grid: Grid) -> list[str]:
         near, far = reach[vertical, inner_half][edge], reach[vertical, outer_half][edge]
         # The half band inside the next line, next to it: where the lines reaching it run.
         reaching = reach[vertical, outer_half][1 if edge == 0 else -2]
-        tiles = _half_way(near, far, reaching, typical, flat)
+        # A bare point of the outer line, where a crossing line runs on through the
+        # whole band to it and it runs on beside it, in long strokes (no digit's, no
+        # tile's edge), tells a line.
+        runs = runs_of[not vertical]
+        bare_point = ((near > 0.7 * typical)
+                      & (long_reach[vertical, outer_half][edge]
+                         > 0.7 * np.median(runs_of[vertical]))
+                      & (long_arms[vertical][:, edge] > LINE_SEEN * np.median(runs)))
+        # Tiles' lines stop half way at every crossing line; a row of stones on a
+        # crowded outer line hides most of its band's outer half the same way (a 15x15
+        # screen board with 12 stones on its bottom line was read as 15x14).
+        tiles = _half_way(near, far, reaching, typical, flat) and not bare_point.any()
         # The outer line's own stretches, between the other family's lines: nothing
         # between a row of coordinates' digits. Stones on the line's points hide it as
-        # well; but a bare point, where a crossing line runs on through the whole band
-        # to it and it runs on beside it, in long strokes (no digit's), tells a line
-        # (a crowded edge column of a screen board was read as coordinates, 10x10 as
-        # 9x10).
-        runs = runs_of[not vertical]
-        bare = ((near > 0.7 * typical)
-                & (long_reach[vertical, outer_half][edge] > 0.7 * np.median(runs_of[vertical]))
-                & (long_arms[vertical][:, edge] > LINE_SEEN * np.median(runs)))
-        labels = runs[edge] < LABEL_RUNS * np.median(runs) and not bare.any()
+        # well, but not at a bare point (a crowded edge column of a screen board was
+        # read as coordinates, 10x10 as 9x10).
+        labels = runs[edge] < LABEL_RUNS * np.median(runs) and not bare_point.any()
         # A window's toolbar past the tiles of a screenshot: its icons put strokes on
         # the places of some lines and between others, but at most of both the far half
         # is bare (where a row of stones along a real outer line would stand); and no
