@@ -66,19 +66,20 @@ class Tally:
         self.pictures += 1
         self.seconds.append(seconds)
         self.points += truth.size
-        self.stones += int(np.count_nonzero(truth))
+        stones = int(np.count_nonzero(truth))
+        self.stones += stones
         if read is None:
             self.refused += 1
-            self.failures.append(f"{name}: refused ({np.count_nonzero(truth)} stones): {why}")
+            self.failures.append(f"{name}: refused ({stones} stones): {why}")
             return
         if read.shape != truth.shape:
             self.wrong_grid += 1
             self.failures.append(f"{name}: read {read.shape[1]}x{read.shape[0]}, is "
                                  f"{truth.shape[1]}x{truth.shape[0]} "
-                                 f"({np.count_nonzero(truth)} stones)")
+                                 f"({stones} stones)")
             return
         self.in_doubt += doubts
-        self.stones_on_grids += int(np.count_nonzero(truth))
+        self.stones_on_grids += stones
         self.right_points += int(np.count_nonzero(read == truth))
         self.stones_found += int(np.count_nonzero((read == truth) & (truth != 0)))
         self.invented += int(np.count_nonzero((read != 0) & (truth == 0)))

@@ -27,10 +27,7 @@ def _start(script: str, pure: bool) -> subprocess.Popen[str]:
 
 
 def _document(process: subprocess.Popen[str]) -> list:
-    try:
-        out, err = process.communicate(timeout=600)
-    finally:
-        process.kill()
+    out, err = process.communicate(timeout=600)
     assert process.returncode == 0, err
     return json.loads(out)
 
@@ -39,4 +36,8 @@ def pure_and_compiled(script: str) -> tuple[list, list]:
     """The documents ``script`` prints in the pure and in the compiled form, run side by
     side (the pure form takes the longer; the compiled one finishes beside it)."""
     pure, compiled = _start(script, pure=True), _start(script, pure=False)
-    return _document(pure), _document(compiled)
+    try:
+        return _document(pure), _document(compiled)
+    finally:  # neither outlives a failure or a timeout of the other
+        pure.kill()
+        compiled.kill()

@@ -27,6 +27,7 @@ import itertools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -613,6 +614,17 @@ def _trim(xs: np.ndarray, reach: _Reach) -> tuple[int, int]:
 _Untrimmed = tuple[np.ndarray, np.ndarray, bool, bool]
 
 
+class _Judged(NamedTuple):
+    """A lattice fitted and judged by its crossings."""
+
+    share: float  # of its inner crossings, T-junctions
+    worst: float  # that share two standard errors up
+    partial: int  # T-junctions
+    crossed: int  # inner crossings
+    grid: Grid
+    untrimmed: _Untrimmed  # the lattice before the rectified trim, whether it cut each family
+
+
 def find_grid(gray: np.ndarray, dark_lines: bool = True, seed: int = 0) -> Grid:
     """The grid of a board in ``gray`` (float32, 0-255, the working resolution).
 
@@ -680,16 +692,13 @@ def find_grid(gray: np.ndarray, dark_lines: bool = True, seed: int = 0) -> Grid:
         return _refine(lines, Grid(len(xs), len(ys), matrix, 0.0, (width / 2, height / 2),
                                    max(width, height) / 2, 1.0))
 
-    # (share of T-junctions, at worst, T-junctions, crossings, the fitted grid, the
-    # lattice before the rectified trim and whether the trim cut each family)
-    best: tuple[float, float, int, int, Grid, _Untrimmed] | None = None
+    best: _Judged | None = None
     # The lattice found first if its lines cross as a board's do, else the one of its
     # variants whose lines do so best: by the share of T-junctions at worst (two
     # standard errors over it), as a share over a few crossings proves less (a crowded
     # 20x20 board, 37 % of 232 crossings T-junctions, lost to 21x5 lines, 30 % of 46,
     # and was read as 20x19).
-    def judged(xs: np.ndarray, ys: np.ndarray
-               ) -> tuple[float, float, int, int, Grid, _Untrimmed] | None:
+    def judged(xs: np.ndarray, ys: np.ndarray) -> _Judged | None:
         """The lattice ``xs`` by ``ys`` trimmed and fitted, with its crossings' count."""
         reach_x, reach_y = _reach(horizontal_lines, vertical_lines, xs, ys)
         (x0, x1), (y0, y1) = _trim(xs, reach_x), _trim(ys, reach_y)
@@ -699,8 +708,8 @@ def find_grid(gray: np.ndarray, dark_lines: bool = True, seed: int = 0) -> Grid:
         partial, crossed = _t_junctions(lines, gray, dark_lines, candidate)
         share = partial / max(crossed, 1)
         worst = share + 2 * math.sqrt(share * (1 - share) / max(crossed, 1))
-        return (share, worst, partial, crossed, candidate,
-                (xs, ys, x1 - x0 < len(xs), y1 - y0 < len(ys)))
+        return _Judged(share, worst, partial, crossed, candidate,
+                       (xs, ys, x1 - x0 < len(xs), y1 - y0 < len(ys)))
 
     options_x = [*_variants(*found_x), *_borrowed(found_x[1], found_y[0])]
     options_y = [*_variants(*found_y), *_borrowed(found_y[1], found_x[0])]
@@ -708,9 +717,9 @@ def find_grid(gray: np.ndarray, dark_lines: bool = True, seed: int = 0) -> Grid:
         option = judged(xs, ys)
         if option is None:
             continue
-        if best is None or option[1] < best[1] or option[0] < CLEAR_CROSSINGS:
+        if best is None or option.worst < best.worst or option.share < CLEAR_CROSSINGS:
             best = option
-        if option[0] < CLEAR_CROSSINGS:
+        if option.share < CLEAR_CROSSINGS:
             break
     if best is None:
         raise NoBoardFound("no grid found")
@@ -719,15 +728,15 @@ def find_grid(gray: np.ndarray, dark_lines: bool = True, seed: int = 0) -> Grid:
     # are as clear (a 9x9 screen board with 40 stones was read as 5x9, 0 of 9 crossings
     # T-junctions; every line, 0 of 18).
     for family in (0, 1):
-        if best[0] >= CLEAR_CROSSINGS:
+        if best.share >= CLEAR_CROSSINGS:
             break
-        lattice = list(best[5][:2])
+        lattice = list(best.untrimmed[:2])
         dense = _dense(lattice[family], (found_x, found_y)[family][1])
         if dense is None:
             continue
         lattice[family] = dense
         option = judged(*lattice)
-        if option is not None and option[0] <= best[0]:
+        if option is not None and option.share <= best.share:
             best = option
     share, _, partial, crossed, grid, (xs, ys, dropped_x, dropped_y) = best
     if share > MOST_T_JUNCTIONS:
