@@ -180,6 +180,39 @@ def test_replay_chunks_resume_their_count_and_a_window_holds_the_newest(
     assert np.array_equal(newest.stones, expected.stones)
 
 
+def test_folders_played_apart_merge_into_one_replay_without_the_gates_openings(
+        games: list[LineGame], tmp_path: Path) -> None:
+    write_games(tmp_path / "a", games[:2], 0)
+    write_games(tmp_path / "a", games[2:3], 1)
+    write_games(tmp_path / "b", games[3:5], 0)
+    gate = Opening(tuple(Board(15, 15).xy(q) for q in games[0].opening))
+    assert (games[0].width, games[0].height) == (15, 15)
+    (tmp_path / "gate.txt").write_text(gate.to_offsets() + "\n")
+    command = [sys.executable, "-m", "brain.train", "replay-merge", str(tmp_path / "a"),
+               str(tmp_path / "b"), "--out", str(tmp_path / "run" / "replay"), "--seed", "77",
+               "--exclude", str(tmp_path / "gate.txt")]
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    # Chunks in turn (a's first, b's, a's second), less the game from the gate's opening.
+    kept = [games[1], games[3], games[4], games[2]]
+    expected = samples_of_games(kept)
+    merged = replay_window(tmp_path / "run" / "replay", 10**9)
+    assert merged is not None
+    for name in ("stones", "start", "width", "game", "count", "move", "to_move", "result",
+                 "target_start", "target_cell", "target_share"):
+        assert np.array_equal(getattr(merged, name), getattr(expected, name)), name
+    log = SelfPlayLog.read(tmp_path / "run" / "replay")
+    assert (log.games, log.samples, log.chunks, log.seed) == (4, len(expected), 3, 77)
+    winners = [g.winner for g in kept]
+    assert (log.black_wins, log.white_wins, log.draws) == (
+        winners.count(Color.BLACK), winners.count(Color.WHITE), winners.count(None))
+    assert f"{len(expected)} samples in 3 chunks" in done.stdout
+    # A folder with games is never merged into.
+    again = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert again.returncode == 2 and "already holds games" in again.stderr
+    assert "Traceback" not in again.stderr
+
+
 def test_the_newest_games_keep_their_share_beside_earlier_runs_games(
         games: list[LineGame]) -> None:
     from brain.train.linerl import training_mix

@@ -120,6 +120,19 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                          "it in OUT/selfplay.json; a folder with games keeps its own)")
     sp.add_argument("--cluster", metavar="ADDRESS", default=None, help=CLUSTER_HELP)
 
+    rm = commands.add_parser(
+        "replay-merge", help="join line self-play folders played apart into one replay folder",
+        description="Join replay folders of selfplay --network line played apart (machines "
+                    "with no Ray cluster between them) into a new folder, such as a run's "
+                    "OUT/replay before its first iteration.")
+    rm.add_argument("sources", nargs="+", metavar="FOLDER", help="selfplay folders")
+    rm.add_argument("--out", required=True, help="the new replay folder")
+    rm.add_argument("--seed", type=int, required=True,
+                    help="the new folder's seed (a run's: games it plays on are drawn from it)")
+    rm.add_argument("--exclude", default=None, metavar="OPENINGS",
+                    help="leave out games from these 15x15 openings (a run's "
+                         "OUT/gate-openings.txt)")
+
     from brain.train.reinforce import RlConfig
     from brain.train.selfplay import HEURISTIC
 
@@ -427,6 +440,8 @@ def main(argv: list[str] | None = None) -> int:
                 log = record_games(cluster_games(best, config), Path(args.out), args.games)
         print(f"{args.out}: {log.games} games, {log.samples} samples")
         return 0
+    if args.command == "replay-merge":
+        return _replay_merge(args)
     if args.command == "rl":
         import logging
 
@@ -451,6 +466,26 @@ def main(argv: list[str] | None = None) -> int:
     epochs = options.pop("epochs")
     config = TrainConfig(**options, epochs=epochs if epochs is not None else 1.0)
     run(config, epochs_override=epochs)
+    return 0
+
+
+def _replay_merge(args: argparse.Namespace) -> int:
+    """``replay-merge``: line self-play folders into one, less a gate's openings."""
+    from pathlib import Path
+
+    from brain.game.openings import OpeningFileError, load_openings
+    from brain.train.lineplay import merge_replays
+    from brain.train.selfplay import SettingsMismatch, opening_keys
+
+    try:
+        excluded = (opening_keys(load_openings(args.exclude, width=15)) if args.exclude
+                    else frozenset())
+        log = merge_replays([Path(s) for s in args.sources], Path(args.out), args.seed,
+                            excluded)
+    except (OSError, OpeningFileError, SettingsMismatch) as exc:
+        print(f"python -m brain.train replay-merge: error: {exc}", file=sys.stderr)
+        return 2
+    print(f"{args.out}: {log.games} games, {log.samples} samples in {log.chunks} chunks")
     return 0
 
 

@@ -37,7 +37,7 @@ from brain.game.rules import Rule
 from brain.search.linesearch import LineSearch, LineSearchConfig
 from brain.search.roottactics import FIXED_SOLVER_NODES
 from brain.train.samples import DRAW, LOSS, WIN, SampleBuilder, SampleStore
-from brain.train.selfplay import GameSource, game_rng
+from brain.train.selfplay import GameSource, SelfPlayLog, SettingsMismatch, game_rng
 
 #: Source name of self-play samples in a :class:`SampleStore`.
 SOURCE = "selfplay"
@@ -245,12 +245,78 @@ def samples_of_games(games: Sequence[LineGame]) -> SampleStore:
 
 def write_games(folder: Path, games: Sequence[LineGame], index: int) -> list[Path]:
     """Write ``games`` as chunk ``index`` of a replay folder (complete or absent)."""
+    return [save_chunk(folder, samples_of_games(games), index)]
+
+
+def save_chunk(folder: Path, store: SampleStore, index: int) -> Path:
+    """Write ``store`` as chunk ``index`` of a replay folder (complete or absent)."""
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"games-{index:06d}.npz"
     temporary = path.with_suffix(".tmp.npz")
-    samples_of_games(games).save(temporary)
+    store.save(temporary)
     temporary.replace(path)
-    return [path]
+    return path
+
+
+def replay_chunks(folder: Path) -> list[Path]:
+    """The written chunks of a replay folder, oldest first."""
+    return sorted(p for p in folder.glob("games-*.npz") if not p.name.endswith(".tmp.npz"))
+
+
+def merge_replays(sources: Sequence[Path], folder: Path, seed: int,
+                  excluded: frozenset[tuple[int, int, tuple]] = frozenset()) -> SelfPlayLog:
+    """Join replay folders of games played apart (by machines with no Ray cluster
+    between them, each folder with a seed of its own) into the new replay folder
+    ``folder``, which takes ``seed``: a run goes on in it with games drawn from that seed,
+    numbered after the merged ones. Chunks come one from each source in turn, so that a
+    window of the newest holds games of all. Games that began from an ``excluded``
+    opening (:func:`~brain.train.selfplay.opening_keys` of a run's gating openings, which
+    the run's own self-play never starts from) are left out; ``seconds`` is the sources'
+    playing time, theirs included.
+
+    :raises SettingsMismatch: if ``folder`` already holds games.
+    """
+    if SelfPlayLog.read(folder).games or replay_chunks(folder):
+        raise SettingsMismatch(f"{folder} already holds games: merge into a new folder")
+    queues = [replay_chunks(Path(source)) for source in sources]
+    log = SelfPlayLog(seed=seed, seconds=sum(SelfPlayLog.read(Path(s)).seconds
+                                             for s in sources))
+    for turn in range(max(map(len, queues), default=0)):
+        for queue in queues:
+            if turn >= len(queue):
+                continue
+            store = SampleStore.load(queue[turn])
+            kept = store.games_where(_games_to_keep(store, excluded))
+            if len(kept.width) == 0:
+                continue
+            save_chunk(folder, kept, log.chunks)
+            log.chunks += 1
+            log.games += len(kept.width)
+            log.samples += len(kept)
+            # Each game's first sample tells its winner.
+            first = np.searchsorted(kept.game, np.arange(len(kept.width)))
+            result, to_move = kept.result[first], kept.to_move[first]
+            black = np.where(to_move == int(Color.BLACK), result == WIN, result == LOSS)
+            log.draws += int(np.count_nonzero(result == DRAW))
+            log.black_wins += int(np.count_nonzero(black))
+            log.white_wins += int(np.count_nonzero((result != DRAW) & ~black))
+    log.write(folder)
+    return log
+
+
+def _games_to_keep(store: SampleStore,
+                   excluded: frozenset[tuple[int, int, tuple]]) -> np.ndarray:
+    """A bool per game of ``store``: it has samples and its opening (the stones before
+    its first sample) is none of ``excluded``."""
+    keep = np.zeros(len(store.width), dtype=bool)
+    games, first = np.unique(store.game, return_index=True)
+    for game, sample in zip(games.tolist(), first.tolist(), strict=True):
+        width, height = int(store.width[game]), int(store.height[game])
+        begin = int(store.start[game])
+        cells = store.stones[begin:begin + int(store.count[sample])].tolist()
+        opening = Opening(tuple((q % width, q // width) for q in cells), width, height)
+        keep[game] = (width, height, opening.canonical().moves) not in excluded
+    return keep
 
 
 def replay_window(folder: Path, samples: int) -> SampleStore | None:
@@ -258,9 +324,7 @@ def replay_window(folder: Path, samples: int) -> SampleStore | None:
     chunk yet)."""
     parts: list[SampleStore] = []
     held = 0
-    for path in sorted(folder.glob("games-*.npz"), reverse=True):
-        if path.name.endswith(".tmp.npz"):
-            continue
+    for path in reversed(replay_chunks(folder)):
         parts.append(SampleStore.load(path))
         held += len(parts[-1])
         if held >= samples:

@@ -83,6 +83,29 @@ class SampleStore:
             arrays |= {name: data[name] for name in cls._TARGET_FIELDS if name in data}
             return cls(**arrays, sources=[str(s) for s in data["sources"]])
 
+    def games_where(self, keep: np.ndarray) -> SampleStore:
+        """The store of the games whose entry of ``keep`` (a bool per game) is set, in
+        order and renumbered, with their samples and policy targets."""
+        keep = np.asarray(keep, dtype=bool)
+        if len(keep) != len(self.width):
+            raise ValueError(f"{len(keep)} choices for {len(self.width)} games")
+        lengths = np.diff(self.start)
+        samples = keep[self.game]
+        spans = np.diff(self.target_start)
+        targets = np.repeat(samples, spans)
+        return SampleStore(
+            stones=self.stones[np.repeat(keep, lengths)],
+            colors=self.colors[np.repeat(keep, lengths)],
+            start=np.concatenate([[0], np.cumsum(lengths[keep])]).astype(self.start.dtype),
+            width=self.width[keep], height=self.height[keep], rule=self.rule[keep],
+            game=(np.cumsum(keep) - 1)[self.game[samples]].astype(self.game.dtype),
+            **{name: getattr(self, name)[samples]
+               for name in ("count", "move", "to_move", "result", "winrate", "source")},
+            sources=list(self.sources),
+            target_start=np.concatenate([[0], np.cumsum(spans[samples])]).astype(
+                self.target_start.dtype),
+            target_cell=self.target_cell[targets], target_share=self.target_share[targets])
+
     @classmethod
     def concatenate(cls, parts: Sequence[SampleStore]) -> SampleStore:
         """One store of all ``parts`` (games renumbered, sources merged by name)."""
