@@ -90,12 +90,12 @@ class SampleStore:
         if len(keep) != len(self.width):
             raise ValueError(f"{len(keep)} choices for {len(self.width)} games")
         lengths = np.diff(self.start)
+        stones = np.repeat(keep, lengths)
         samples = keep[self.game]
         spans = np.diff(self.target_start)
         targets = np.repeat(samples, spans)
         return SampleStore(
-            stones=self.stones[np.repeat(keep, lengths)],
-            colors=self.colors[np.repeat(keep, lengths)],
+            stones=self.stones[stones], colors=self.colors[stones],
             start=np.concatenate([[0], np.cumsum(lengths[keep])]).astype(self.start.dtype),
             width=self.width[keep], height=self.height[keep], rule=self.rule[keep],
             game=(np.cumsum(keep) - 1)[self.game[samples]].astype(self.game.dtype),
