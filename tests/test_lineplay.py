@@ -294,6 +294,29 @@ def test_the_line_reinforcement_loop_trains_gates_and_resumes(tmp_path: Path) ->
     assert second["promoted"] == (second["gate_sprt"]["state"] == "H1")
 
 
+def test_a_run_gates_on_the_openings_of_a_file_it_is_given(tmp_path: Path) -> None:
+    from brain.train.linerl import LineLearner
+    from brain.train.reinforce import RlConfig, RlState, gate_openings
+
+    given = ROOT / "bench" / "suites" / "openings15-1s.txt"
+    config = RlConfig(out=str(tmp_path / "run"), network="line", seed=3,
+                      gate_openings_file=str(given))
+    (tmp_path / "run").mkdir()
+    path = gate_openings(RlState.open(config), LineLearner())
+    assert [o.moves for o in load_openings(path)] == [o.moves for o in load_openings(given)]
+    # The command refuses a file it cannot use before any game, saying which and why.
+    bad = tmp_path / "bad.txt"
+    bad.write_text("0,0, 0,3, -2,-2\n0,0, 9,9\n")
+    for file, reason in ((bad, "bad.txt"), (tmp_path / "none.txt", "no opening file")):
+        done = subprocess.run([sys.executable, "-m", "brain.train", "rl", "--network", "line",
+                               "--out", str(tmp_path / file.stem), "--gate-openings-file",
+                               str(file)], cwd=ROOT, capture_output=True, text=True,
+                              timeout=300)
+        assert done.returncode == 2 and reason in done.stderr, done.stderr
+        assert "Traceback" not in done.stderr
+        assert not (tmp_path / file.stem / "replay").exists()
+
+
 def test_gating_openings_are_distinct_even_ones_first_and_never_more_than_exist() -> None:
     from brain.train.linerl import LineLearner
 

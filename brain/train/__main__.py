@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from brain.train.data import SOURCES
 from brain.train.patterns import DEFAULT_SOURCES as PATTERN_SOURCES
@@ -160,6 +161,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                  "blocks", "channels"):
         rl.add_argument(f"--{name.replace('_', '-')}", type=int,
                         default=getattr(rl_defaults, name))
+    rl.add_argument("--gate-openings-file", default=None, metavar="FILE",
+                    help="the gating matches' openings (15x15, e.g. from arena openings "
+                         "judged by a strong engine, even at the gates' depth) instead of "
+                         "--gate-openings drawn 3-stone ones; self-play leaves them out")
     rl.add_argument("--seed", type=int, default=None,
                     help="the seed of the run's games and gating openings (default: a new "
                          "run draws one and keeps it in OUT/state.json; a resumed run keeps "
@@ -322,7 +327,6 @@ def add_linenet_parsers(commands: argparse._SubParsersAction) -> None:
 
 def linenet_main(args: argparse.Namespace) -> int:
     import logging
-    from pathlib import Path
 
     from brain.train.data import DEFAULT_DATA_DIR
     from brain.train.linenet import ModelConfig, RunConfig, build_samples, train_command
@@ -386,7 +390,6 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.command == "patterns":
         import json
-        from pathlib import Path
 
         from brain.eval.patternmodel import PatternModel
         from brain.train.data import DEFAULT_DATA_DIR
@@ -411,7 +414,6 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
     if args.command == "selfplay":
-        from pathlib import Path
 
         from brain.train.cluster import cluster_games, connect_cluster
         from brain.train.selfplay import (
@@ -449,12 +451,17 @@ def main(argv: list[str] | None = None) -> int:
         from brain.train.reinforce import run as run_rl
 
         logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
+        from brain.game.openings import OpeningFileError
         from brain.train.selfplay import SettingsMismatch
 
+        if args.gate_openings_file and not Path(args.gate_openings_file).is_file():
+            print(f"python -m brain.train rl: error: no opening file "
+                  f"{args.gate_openings_file} (--gate-openings-file)", file=sys.stderr)
+            return 2
         options = {k: v for k, v in vars(args).items() if k not in ("command", "cluster")}
         try:
             state = run_rl(RlConfig(**options), cluster=args.cluster)
-        except SettingsMismatch as exc:
+        except (SettingsMismatch, OpeningFileError) as exc:
             print(f"python -m brain.train rl: error: {exc}", file=sys.stderr)
             return 2
         print(f"{args.out}: {state.iteration} iterations, best player {state.best}")
@@ -471,7 +478,6 @@ def main(argv: list[str] | None = None) -> int:
 
 def _replay_merge(args: argparse.Namespace) -> int:
     """``replay-merge``: line self-play folders into one, less a gate's openings."""
-    from pathlib import Path
 
     from brain.game.openings import OpeningFileError, load_openings
     from brain.train.lineplay import merge_replays
@@ -492,7 +498,6 @@ def _replay_merge(args: argparse.Namespace) -> int:
 def _line_selfplay(args: argparse.Namespace, seed: int) -> int:
     """``selfplay --network line``: games of the line network's search, drawn from
     ``seed``, into a folder."""
-    from pathlib import Path
 
     from brain.catalog import LINE_NETWORK_FILE
     from brain.resources import weights_dir

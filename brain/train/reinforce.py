@@ -163,14 +163,19 @@ def train_steps(state: RlState, buffer: ReplayBuffer) -> dict[str, float]:
 
 
 def gate_openings(state: RlState, learner: Learner) -> Path:
-    """The run's gating openings, ``OUT/gate-openings.txt``: the learner's
-    (:meth:`Learner.gate_openings`, judged by the run's first best player), written once:
-    a resumed run keeps them."""
+    """The run's gating openings, ``OUT/gate-openings.txt``: those of
+    ``config.gate_openings_file``, else the learner's (:meth:`Learner.gate_openings`,
+    judged by the run's first best player), written once: a resumed run keeps them.
+
+    :raises OpeningFileError: if the given file has a bad line or an opening off 15x15.
+    """
     config = state.config
     path = Path(config.out) / "gate-openings.txt"
     if not path.exists():
-        openings = learner.gate_openings(state.best, config.gate_openings,
-                                         config.seed + GATE_SEED)
+        openings = (load_openings(config.gate_openings_file, width=15)
+                    if config.gate_openings_file else
+                    learner.gate_openings(state.best, config.gate_openings,
+                                          config.seed + GATE_SEED))
         temporary = path.with_suffix(".tmp")
         temporary.write_text("".join(o.to_offsets() + "\n" for o in openings))
         temporary.replace(path)

@@ -58,6 +58,11 @@ class RlConfig:
     base_share: float = 0.3
     #: Openings of the gating matches (3 stones, 15x15), none of which self-play uses.
     gate_openings: int = 200
+    #: An opening file (15x15) whose openings are the gating matches' instead of
+    #: ``gate_openings`` drawn ones: openings even at the depth the gates play, which a
+    #: short search's rating of 3-stone openings is not (e.g. ``arena openings`` judged
+    #: by a strong engine).
+    gate_openings_file: str | None = None
 
 
 #: The settings of a run's gates.
