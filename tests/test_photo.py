@@ -132,6 +132,39 @@ def test_a_crowded_board_with_half_its_crossings_hidden_is_read() -> None:
     assert np.mean(reading.position.stones == sample.position.stones) > 0.99
 
 
+def test_a_crowded_photo_keeps_outer_rows_full_of_stones() -> None:
+    """A 9x9 photo with 56 stones (seed 14,000,074), 7 and 8 of them on its top and
+    bottom lines and the next rows as full: the columns cross the top band at two
+    points alone, where the next row's stones hide its inner half, so the band looked
+    like a board's margin and two rows were trimmed (read as 9x7). A column running
+    on to a bare point of the outer line through the band's outer half tells a line."""
+    sample = make_sample(14_000_074, "photo")
+    reading = read_board(sample.image)
+    assert reading.position.stones.shape == (9, 9)
+    assert np.mean(reading.position.stones == sample.position.stones) > 0.98
+
+
+def test_an_empty_board_too_big_on_the_intersections_is_read_in_the_cells() -> None:
+    """An empty screen board of 23x23 lines (seed 13,000,011): nothing in the picture
+    tells where stones would stand, and 23x23 intersections are more than any Gomoku
+    board has (the engine's 22), so it is 22x22 cells (read as 23x23 before)."""
+    sample = make_sample(13_000_011, "screen")
+    reading = read_board(sample.image)
+    assert reading.position.layout == "cells"
+    assert reading.position.stones.shape == (22, 22)
+    assert not reading.position.stones.any()
+
+
+def test_a_small_last_move_dot_on_a_white_stone_is_painted_over() -> None:
+    """A 9x9 screen board (seed 14,000,006) whose last white stone bears a grey dot of
+    a few pixels: it filled less than half the disc whose median told a dot, so it was
+    left, and the stone read as an empty point."""
+    sample = make_sample(14_000_006, "screen")
+    reading = read_board(sample.image)
+    assert reading.position.stones.tolist() == sample.position.stones.tolist()
+    assert reading.problems() == []
+
+
 def test_points_map_back_onto_the_picture() -> None:
     """The picture coordinates the web board draws its marks at: each black stone of a
     screen board is dark there, each empty point is not."""

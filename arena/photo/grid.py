@@ -927,7 +927,9 @@ def _loose_sides(lines: np.ndarray, gray: np.ndarray, grid: Grid) -> list[str]:
     to the tile's edge, and the band from there to a bar of the window is no cell); or
     it does not run on itself between the other family's lines (a row of coordinates a
     cell from the outer line, in steps as even as the lines': its digits stand
-    apart)."""
+    apart). None of these where the outer line has a bare point: a crossing line runs
+    on to it and it runs on beside it, in long strokes (stones crowding the outer rows
+    hide the rest)."""
     cell = 16
     canvas = grid.warp(lines, cell, margin=1.0)
     board = grid.warp(gray, cell, margin=1.0)
@@ -969,22 +971,24 @@ def _loose_sides(lines: np.ndarray, gray: np.ndarray, grid: Grid) -> list[str]:
         if counts[vertical][0] <= MIN_LINES:
             continue
         typical = typicals[vertical]
-        # (A crowded edge of a screen board was trimmed, 9x9 read as 8x9, before the
-        # rule asked where the next line inside shows.)
-        margin = _outer_margin(reach[vertical, (0.2, 0.8)][edge],
-                               arms[vertical][:, 1 if edge == 0 else -2],
-                               typicals[not vertical], typical, MARGIN_REACH, _upper_quartile)
         near, far = reach[vertical, inner_half][edge], reach[vertical, outer_half][edge]
         # The half band inside the next line, next to it: where the lines reaching it run.
         reaching = reach[vertical, outer_half][1 if edge == 0 else -2]
         # A bare point of the outer line, where a crossing line runs on through the
-        # whole band to it and it runs on beside it, in long strokes (no digit's, no
-        # tile's edge), tells a line.
+        # band's outer half to it and it runs on beside it, in long strokes (no digit's,
+        # no tile's edge, no margin's grain), tells a line. Not the whole band: where
+        # stones crowd the next line too, one on its point hides the inner half (a 9x9
+        # photo with 56 stones, both outer rows nearly full, was read as 9x7).
         runs = runs_of[not vertical]
-        bare_point = ((near > 0.7 * typical)
-                      & (long_reach[vertical, outer_half][edge]
-                         > 0.7 * np.median(runs_of[vertical]))
+        bare_point = ((long_reach[vertical, outer_half][edge]
+                       > 0.7 * np.median(runs_of[vertical]))
                       & (long_arms[vertical][:, edge] > LINE_SEEN * np.median(runs)))
+        # (A crowded edge of a screen board was trimmed, 9x9 read as 8x9, before the
+        # rule asked where the next line inside shows.)
+        margin = _outer_margin(reach[vertical, (0.2, 0.8)][edge],
+                               arms[vertical][:, 1 if edge == 0 else -2],
+                               typicals[not vertical], typical, MARGIN_REACH,
+                               _upper_quartile) and not bare_point.any()
         # Tiles' lines stop half way at every crossing line; a row of stones on a
         # crowded outer line hides most of its band's outer half the same way (a 15x15
         # screen board with 12 stones on its bottom line was read as 15x14).

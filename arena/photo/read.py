@@ -44,6 +44,7 @@ from arena.photo.stones import (
     lattice_centres,
     point_features,
 )
+from brain.game.board import MAX_SIZE
 
 __all__ = ["MIN_CONFIDENCE", "Measured", "Reading", "load_image", "measure", "read_board"]
 
@@ -239,35 +240,47 @@ def _without_marks(canvas: np.ndarray) -> np.ndarray:
     return cv2.inpaint(gray, mask, 3, cv2.INPAINT_TELEA).astype(np.float32)
 
 
-#: A last-move mark at a stone's centre: a dot within this radius (cells), a stone's
-#: even face around it out to the second radius.
-MARK_DOT, MARK_FACE = disc_offsets(0.0, 0.18), disc_offsets(0.22, 0.34)
+#: A last-move mark at a stone's centre: a dot within the first radius (cells), told by
+#: the median within the second (the smallest dots, 0.06 cell, fill less than half of
+#: the first: a grey dot on a white stone was left, read as an empty point), on a
+#: stone's even face from the third radius to the fourth (inside a stone a third of a
+#: cell wide, whose outline made a wider face uneven).
+MARK_DOT, MARK_CORE = disc_offsets(0.0, 0.18), disc_offsets(0.0, 0.09)
+MARK_FACE = disc_offsets(0.22, 0.29)
 #: Grey levels: the face's spread (90th less 10th percentile) at most, and how far the
 #: dot stands from the face's median at least.
 FACE_SPREAD, DOT_CONTRAST = 10.0, 25.0
 
 
-def _without_centre_marks(gray: np.ndarray, ys: np.ndarray, xs: np.ndarray) -> np.ndarray:
+def _without_centre_marks(gray: np.ndarray, canvas: np.ndarray, ys: np.ndarray,
+                          xs: np.ndarray) -> np.ndarray:
     """``gray`` (the canvas, float32) with the dots painted over that stand at the
     centres ``(ys, xs)`` of even faces in the face's colour: a screen's last-move dot in
     any colour (a grey dot on a white stone was read as an empty point; red ones are
     already gone, :func:`_without_marks`). An empty point's surroundings are crossed by
-    lines or are the board's colour at its centre too, so nothing changes there."""
+    lines or are the board's colour at its centre too, so nothing changes there: no
+    pixel of a face may stand as far off it as a dot does in any colour of ``canvas``
+    (BGR): a thin line crossing it, which the spread lets pass, or one as grey as the
+    board but not its colour (dark red lines on an orange board), would leave the
+    lines' crossing at the centre to pass for a dot."""
     out = gray.copy()
     colour, even = _even_faces(_around(gray, ys, xs, MARK_FACE))
-    dot = _around(gray, ys, xs, MARK_DOT)
-    marked = even & (np.abs(np.median(dot, axis=1) - colour) >= DOT_CONTRAST)
+    face = _around(canvas.astype(np.float32), ys, xs, MARK_FACE)
+    clear = (np.abs(face - np.median(face, axis=1, keepdims=True)).max(axis=(1, 2))
+             < DOT_CONTRAST)
+    dot = _around(gray, ys, xs, MARK_CORE)
+    marked = even & clear & (np.abs(np.median(dot, axis=1) - colour) >= DOT_CONTRAST)
     for k in np.nonzero(marked)[0]:
         _paint(out, ys[k] + MARK_DOT[0], xs[k] + MARK_DOT[1], colour[k])
     return out
 
 
-def _around(gray: np.ndarray, ys: np.ndarray, xs: np.ndarray,
+def _around(image: np.ndarray, ys: np.ndarray, xs: np.ndarray,
             offsets: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
-    """The pixels of ``gray`` at ``offsets`` (dy, dx) from each centre ``(ys, xs)``, one
-    row a centre (the canvas's edge repeated beyond it)."""
+    """The pixels of ``image`` (grey or colour) at ``offsets`` (dy, dx) from each centre
+    ``(ys, xs)``, one row a centre (the canvas's edge repeated beyond it)."""
     pad = CELL
-    padded = cv2.copyMakeBorder(gray, pad, pad, pad, pad, cv2.BORDER_REPLICATE)
+    padded = cv2.copyMakeBorder(image, pad, pad, pad, pad, cv2.BORDER_REPLICATE)
     return padded[ys[:, None] + pad + offsets[0], xs[:, None] + pad + offsets[1]]
 
 
@@ -376,7 +389,8 @@ def measure(image: np.ndarray) -> Measured:
                for layout in layouts}
     canvas_gray = _without_marks(canvas)
     for ys, xs in centres.values():
-        canvas_gray = _without_centre_rings(_without_centre_marks(canvas_gray, ys, xs), ys, xs)
+        canvas_gray = _without_centre_rings(_without_centre_marks(canvas_gray, canvas, ys, xs),
+                                            ys, xs)
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7))
     lines = cv2.morphologyEx(canvas_gray, cv2.MORPH_BLACKHAT if dark_lines else
                              cv2.MORPH_TOPHAT, kernel)
@@ -425,7 +439,9 @@ def _layout(probabilities: dict[str, np.ndarray], measured: Measured, width: int
     cells if the picture ends too close to its outer lines for a stone on an edge
     intersection (a screen board drawn in cells often ends at its last line); else where
     its coordinates stand, if it has any; else the layout that gives a usual size (15,
-    19 or 20 lines: points; 16 or 21 lines: cells of 15 or 20). Where crosses and
+    19 or 20 lines: points; 16 or 21 lines: cells of 15 or 20), or, where the
+    intersections would make a board larger than any Gomoku board (23 lines: more than
+    the engine's 22), the cells. Where crosses and
     rings make half the stones or more that either layout holds, in one layout alone,
     that layout."""
     grid = measured.grid
@@ -449,7 +465,12 @@ def _layout(probabilities: dict[str, np.ndarray], measured: Measured, width: int
     if measured.labels is not None:
         return measured.labels
     usual_cells = {16, 21}
-    return "cells" if grid.lines_x in usual_cells and grid.lines_y in usual_cells else "points"
+    if grid.lines_x in usual_cells and grid.lines_y in usual_cells:
+        return "cells"
+    # No Gomoku board has more points a side than the engine plays (an empty 22x22 board
+    # drawn in cells was read as 23x23 intersections).
+    longest = max(grid.lines_x, grid.lines_y)
+    return "cells" if longest > MAX_SIZE >= longest - 1 else "points"
 
 
 def read_board(image: np.ndarray | str | Path | bytes, layout: Layout | None = None
