@@ -985,10 +985,9 @@ def _loose_sides(lines: np.ndarray, gray: np.ndarray, grid: Grid) -> list[str]:
                       & (long_arms[vertical][:, edge] > LINE_SEEN * np.median(runs)))
         # (A crowded edge of a screen board was trimmed, 9x9 read as 8x9, before the
         # rule asked where the next line inside shows.)
-        margin = _outer_margin(reach[vertical, (0.2, 0.8)][edge],
-                               arms[vertical][:, 1 if edge == 0 else -2],
-                               typicals[not vertical], typical, MARGIN_REACH,
-                               _upper_quartile) and not bare_point.any()
+        margin = not bare_point.any() and _outer_margin(
+            reach[vertical, (0.2, 0.8)][edge], arms[vertical][:, 1 if edge == 0 else -2],
+            typicals[not vertical], typical, MARGIN_REACH, _upper_quartile)
         # Tiles' lines stop half way at every crossing line; a row of stones on a
         # crowded outer line hides most of its band's outer half the same way (a 15x15
         # screen board with 12 stones on its bottom line was read as 15x14).

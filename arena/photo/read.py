@@ -265,7 +265,7 @@ def _without_centre_marks(gray: np.ndarray, canvas: np.ndarray, ys: np.ndarray,
     lines' crossing at the centre to pass for a dot."""
     out = gray.copy()
     colour, even = _even_faces(_around(gray, ys, xs, MARK_FACE))
-    face = _around(canvas.astype(np.float32), ys, xs, MARK_FACE)
+    face = _around(canvas, ys, xs, MARK_FACE).astype(np.float32)
     clear = (np.abs(face - np.median(face, axis=1, keepdims=True)).max(axis=(1, 2))
              < DOT_CONTRAST)
     dot = _around(gray, ys, xs, MARK_CORE)

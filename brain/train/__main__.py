@@ -414,7 +414,6 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
     if args.command == "selfplay":
-
         from brain.train.cluster import cluster_games, connect_cluster
         from brain.train.selfplay import (
             HEURISTIC,
@@ -478,7 +477,6 @@ def main(argv: list[str] | None = None) -> int:
 
 def _replay_merge(args: argparse.Namespace) -> int:
     """``replay-merge``: line self-play folders into one, less a gate's openings."""
-
     from brain.game.openings import OpeningFileError, load_openings
     from brain.train.lineplay import merge_replays
     from brain.train.selfplay import SettingsMismatch, opening_keys
@@ -498,7 +496,6 @@ def _replay_merge(args: argparse.Namespace) -> int:
 def _line_selfplay(args: argparse.Namespace, seed: int) -> int:
     """``selfplay --network line``: games of the line network's search, drawn from
     ``seed``, into a folder."""
-
     from brain.catalog import LINE_NETWORK_FILE
     from brain.resources import weights_dir
     from brain.train.cluster import cluster_games, connect_cluster
