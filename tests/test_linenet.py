@@ -394,3 +394,33 @@ def test_a_short_training_run_learns_and_exports_to_the_play_path(tmp_path: Path
         _, wdl = trainer.model(planes_of(board, int(board.to_move)), torch.zeros(1, 2))
     np.testing.assert_allclose(state_of(net, board).wdl(int(board.to_move), False),
                                torch.softmax(wdl, 1)[0].numpy(), atol=2e-6)
+
+
+def test_a_training_run_starts_from_the_checkpoint_it_is_given(tmp_path: Path) -> None:
+    samples = tmp_path / "samples.npz"
+    samples_of_records("freestyle15", records("freestyle15", 20)).save(samples)
+    command = [sys.executable, "-m", "brain.train", "linenet", "--data", str(samples),
+               "--steps", "2", "--batch-size", "16", "--learning-rate", "1e-9",
+               "--device", "cpu"]
+
+    def train(out: str, *flags: str) -> subprocess.CompletedProcess:
+        return subprocess.run([*command, "--out", str(tmp_path / out), *flags], cwd=ROOT,
+                              capture_output=True, text=True, timeout=300)
+
+    started = train("from-shipped", "--initial", str(SHIPPED_MODEL))
+    assert started.returncode == 0, started.stderr
+    shipped, exported = load(SHIPPED), load(tmp_path / "from-shipped" / "linenet.npz")
+    # Two steps at a rate of 1e-9 move no weight by a table unit but at a rounding edge.
+    diff = np.abs(exported.table.astype(np.int32) - shipped.table)
+    assert diff.max() <= 1 and (diff > 0).mean() < 1e-4
+    np.testing.assert_allclose(exported.value_w3, shipped.value_w3, atol=1e-6)
+    fresh = train("fresh")
+    assert fresh.returncode == 0, fresh.stderr
+    assert np.abs(load(tmp_path / "fresh" / "linenet.npz").table - shipped.table).mean() > 1
+
+    for flags, reason in ((("--dim", "16"), "--dim 16: the model of --initial"),
+                          (("--initial", str(samples)), "not a line network checkpoint")):
+        refused = train("refused", *flags, *(("--initial", str(SHIPPED_MODEL))
+                                             if flags[0] == "--dim" else ()))
+        assert refused.returncode == 2 and reason in refused.stderr, refused.stderr
+        assert not (tmp_path / "refused").exists()

@@ -21,11 +21,16 @@ Examples::
 from __future__ import annotations
 
 import argparse
+import pickle
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from brain.train.data import SOURCES
 from brain.train.patterns import DEFAULT_SOURCES as PATTERN_SOURCES
+
+if TYPE_CHECKING:
+    from brain.train.linenet import ModelConfig
 
 #: Help of ``--cluster`` (selfplay and rl).
 CLUSTER_HELP = ("play the self-play games as tasks on a Ray cluster (docs/cluster.md): "
@@ -317,19 +322,47 @@ def add_linenet_parsers(commands: argparse._SubParsersAction) -> None:
     ln.add_argument("--teacher-weight", type=float, default=defaults.teacher_weight,
                     help="share of the teacher's winrate in the value target where a "
                          "result is known too")
-    ln.add_argument("--dim", type=int, default=model.dim)
-    ln.add_argument("--policy-dim", type=int, default=model.policy_dim)
-    ln.add_argument("--middle", type=int, default=model.middle)
-    ln.add_argument("--hidden", type=int, default=model.hidden)
+    ln.add_argument("--initial", default=None, metavar="CHECKPOINT",
+                    help="a checkpoint (weights/linenet-model.pt, an rl candidate's .pt, "
+                         "a run's last.pt) whose model a new run starts from, with its "
+                         "sizes; a run folder with last.pt resumes its own instead")
+    for flag, size in (("--dim", model.dim), ("--policy-dim", model.policy_dim),
+                       ("--middle", model.middle), ("--hidden", model.hidden)):
+        ln.add_argument(flag, type=int, default=None, help=f"(default {size})")
     ln.add_argument("--device", default=None, help="torch device (default: cuda if any)")
     ln.add_argument("--seed", type=int, default=defaults.seed)
+
+
+def _linenet_sizes(args: argparse.Namespace) -> ModelConfig:
+    """The model's sizes: those of ``--initial``'s checkpoint (any size flag given must
+    agree with it), else the flags over the defaults."""
+    import torch
+
+    from brain.train.linenet import ModelConfig
+
+    given = {"dim": args.dim, "policy_dim": args.policy_dim, "middle": args.middle,
+             "hidden": args.hidden}
+    given = {name: size for name, size in given.items() if size is not None}
+    if args.initial is None:
+        return ModelConfig(**given)
+    try:
+        state = torch.load(args.initial, map_location="cpu", weights_only=False)
+        sizes = ModelConfig(**state["config"]["model"])
+    except (KeyError, TypeError, RuntimeError, pickle.UnpicklingError) as exc:
+        raise ValueError(f"--initial {args.initial}: not a line network checkpoint "
+                         f"(a .pt file with its model and sizes): {exc}") from exc
+    for name, size in given.items():
+        if getattr(sizes, name) != size:
+            raise ValueError(f"--{name.replace('_', '-')} {size}: the model of --initial "
+                             f"{args.initial} has {getattr(sizes, name)}; leave it out")
+    return sizes
 
 
 def linenet_main(args: argparse.Namespace) -> int:
     import logging
 
     from brain.train.data import DEFAULT_DATA_DIR
-    from brain.train.linenet import ModelConfig, RunConfig, build_samples, train_command
+    from brain.train.linenet import RunConfig, build_samples, train_command
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     if args.command == "linenet-data":
@@ -350,8 +383,13 @@ def linenet_main(args: argparse.Namespace) -> int:
         except ValueError:
             print(f"--weight {item!r}: expected SOURCE=NUMBER", file=sys.stderr)
             return 2
-    config = RunConfig(out=args.out, data=args.data, weights=weights,
-                       model=ModelConfig(args.dim, args.policy_dim, args.middle, args.hidden),
+    try:
+        model = _linenet_sizes(args)
+    except (ValueError, OSError) as exc:
+        print(f"python -m brain.train linenet: error: {exc}", file=sys.stderr)
+        return 2
+    config = RunConfig(out=args.out, data=args.data, weights=weights, model=model,
+                       initial=args.initial,
                        batch_size=args.batch_size, learning_rate=args.learning_rate,
                        minutes=args.minutes, steps=args.steps,
                        teacher_weight=args.teacher_weight, seed=args.seed)
