@@ -418,9 +418,9 @@ def test_a_training_run_starts_from_the_checkpoint_it_is_given(tmp_path: Path) -
     assert fresh.returncode == 0, fresh.stderr
     assert np.abs(load(tmp_path / "fresh" / "linenet.npz").table - shipped.table).mean() > 1
 
-    for flags, reason in ((("--dim", "16"), "--dim 16: the model of --initial"),
+    for flags, reason in ((("--initial", str(SHIPPED_MODEL), "--dim", "16"),
+                           "--dim 16: the model of --initial"),
                           (("--initial", str(samples)), "not a line network checkpoint")):
-        refused = train("refused", *flags, *(("--initial", str(SHIPPED_MODEL))
-                                             if flags[0] == "--dim" else ()))
+        refused = train("refused", *flags)
         assert refused.returncode == 2 and reason in refused.stderr, refused.stderr
         assert not (tmp_path / "refused").exists()

@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import pickle
 import sys
+from dataclasses import asdict, fields
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -326,9 +327,9 @@ def add_linenet_parsers(commands: argparse._SubParsersAction) -> None:
                     help="a checkpoint (weights/linenet-model.pt, an rl candidate's .pt, "
                          "a run's last.pt) whose model a new run starts from, with its "
                          "sizes; a run folder with last.pt resumes its own instead")
-    for flag, size in (("--dim", model.dim), ("--policy-dim", model.policy_dim),
-                       ("--middle", model.middle), ("--hidden", model.hidden)):
-        ln.add_argument(flag, type=int, default=None, help=f"(default {size})")
+    for name, size in asdict(model).items():
+        ln.add_argument(f"--{name.replace('_', '-')}", type=int, default=None,
+                        help=f"(default {size})")
     ln.add_argument("--device", default=None, help="torch device (default: cuda if any)")
     ln.add_argument("--seed", type=int, default=defaults.seed)
 
@@ -340,9 +341,8 @@ def _linenet_sizes(args: argparse.Namespace) -> ModelConfig:
 
     from brain.train.linenet import ModelConfig
 
-    given = {"dim": args.dim, "policy_dim": args.policy_dim, "middle": args.middle,
-             "hidden": args.hidden}
-    given = {name: size for name, size in given.items() if size is not None}
+    given = {size.name: getattr(args, size.name) for size in fields(ModelConfig)
+             if getattr(args, size.name) is not None}
     if args.initial is None:
         return ModelConfig(**given)
     try:
