@@ -43,6 +43,7 @@ from brain.train.linenet import (
     Trainer,
     export,
     load_model,
+    sampling_groups,
 )
 from brain.train.samples import SampleStore, samples_of_records
 
@@ -396,6 +397,28 @@ def test_a_short_training_run_learns_and_exports_to_the_play_path(tmp_path: Path
                                torch.softmax(wdl, 1)[0].numpy(), atol=2e-6)
 
 
+def test_a_sources_weight_is_its_share_of_the_batches_whatever_its_board_sizes() -> None:
+    training = weights_dir() / "training"
+    store = SampleStore.concatenate([SampleStore.load(training / "linenet-teacher.npz"),
+                                     SampleStore.load(training / "linenet-selfplay-lrl12.npz")])
+    groups, shares = sampling_groups(store, np.arange(len(store)),
+                                     {"selfplay": 2.0, "teacher20x20": 0.5})
+    share: dict[str, float] = {}
+    by_shape: dict[tuple[str, int], float] = {}
+    for (height, _, rows), part in zip(groups, shares, strict=True):
+        name = store.sources[int(store.source[rows[0]])]
+        assert (store.source[rows] == store.source[rows[0]]).all()
+        share[name] = share.get(name, 0.0) + part
+        by_shape[name, height] = part
+    # Self-play holds 15x15 and 20x20 games: its weight of 2 is still 2 / 3.5 of the batches.
+    assert share == pytest.approx({"selfplay": 2 / 3.5, "teacher15x15": 1 / 3.5,
+                                   "teacher20x20": 0.5 / 3.5})
+    selfplay = store.source == store.sources.index("selfplay")
+    on15 = selfplay & (store.width[store.game] == 15)
+    assert by_shape["selfplay", 15] / share["selfplay"] == pytest.approx(
+        on15.sum() / selfplay.sum())
+
+
 def test_a_training_run_starts_from_the_checkpoint_it_is_given(tmp_path: Path) -> None:
     samples = tmp_path / "samples.npz"
     samples_of_records("freestyle15", records("freestyle15", 20)).save(samples)
@@ -420,7 +443,10 @@ def test_a_training_run_starts_from_the_checkpoint_it_is_given(tmp_path: Path) -
 
     for flags, reason in ((("--initial", str(SHIPPED_MODEL), "--dim", "16"),
                            "--dim 16: the model of --initial"),
-                          (("--initial", str(samples)), "not a line network checkpoint")):
+                          (("--initial", str(samples)), "not a line network checkpoint"),
+                          (("--weight", "teacher15x15=2"), "no source teacher15x15"),
+                          (("--weight", "freestyle15=0"), "a weight of 0"),
+                          (("--weight", "freestyle15=-1"), "expected SOURCE=W")):
         refused = train("refused", *flags)
         assert refused.returncode == 2 and reason in refused.stderr, refused.stderr
         assert not (tmp_path / "refused").exists()

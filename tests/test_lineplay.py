@@ -233,6 +233,25 @@ def test_the_newest_games_keep_their_share_beside_earlier_runs_games(
     # Without a base the newest games are every batch.
     alone, only = training_mix(window, [], 0.3)
     assert alone.sources == [SOURCE] and only == {SOURCE: 1.0}
+    # Base weights split the base's share: the teacher's 15x15 positions first.
+    _, weighted = training_mix(window, base, 0.4, {"teacher15x15": 3.0,
+                                                   "linenet-selfplay-lrl1": 0.0})
+    assert weighted == pytest.approx({SOURCE: 0.6, "teacher15x15": 0.3,
+                                      "teacher20x20": 0.1, "linenet-selfplay-lrl1": 0.0})
+    with pytest.raises(ValueError, match="--base-weight teacher: no --base file"):
+        training_mix(window, base, 0.4, {"teacher": 1.0})
+
+
+def test_the_loop_refuses_a_base_weight_no_base_file_holds(tmp_path: Path) -> None:
+    teacher = str(weights_dir() / "training" / "linenet-teacher.npz")
+    command = [sys.executable, "-m", "brain.train", "rl", "--network", "line",
+               "--out", str(tmp_path / "run"), "--base", teacher]
+    for flags, reason in ((["--base-weight", "teacher=2"], "no --base file holds"),
+                          (["--base-weight", "teacher15x15"], "expected SOURCE=W")):
+        refused = subprocess.run([*command, *flags], cwd=ROOT, capture_output=True,
+                                 text=True, timeout=120)
+        assert refused.returncode == 2 and reason in refused.stderr, refused.stderr
+        assert "Traceback" not in refused.stderr and not (tmp_path / "run").exists()
 
 
 def test_the_line_reinforcement_loop_trains_gates_and_resumes(tmp_path: Path) -> None:

@@ -39,6 +39,19 @@ CLUSTER_HELP = ("play the self-play games as tasks on a Ray cluster (docs/cluste
                 "pip install -e \".[cluster]\"")
 
 
+def source_weight(text: str) -> tuple[str, float]:
+    """``SOURCE=W`` (a sample source's sampling weight, 0 or more) as ``(SOURCE, W)``."""
+    name, _, value = text.partition("=")
+    try:
+        weight = float(value)
+    except ValueError:
+        weight = -1.0
+    if not name or not weight >= 0:
+        raise argparse.ArgumentTypeError(
+            f"expected SOURCE=W with a weight of 0 or more, got {text!r}")
+    return name, weight
+
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     from brain.train.supervised import TrainConfig
 
@@ -162,6 +175,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                     help="line: sample files (linenet-data) mixed into training")
     rl.add_argument("--base-share", type=float, default=rl_defaults.base_share,
                     help="line: share of the training batches drawn from --base")
+    rl.add_argument("--base-weight", nargs="*", default=[], type=source_weight,
+                    dest="base_weights", metavar="SOURCE=W",
+                    help="line: relative weight of a --base source within --base-share "
+                         "(default 1 each; a base file's self-play games are the source "
+                         "named after the file)")
     for name in ("iterations", "games", "steps", "batch_size", "buffer", "playouts",
                  "gate_pairs", "gate_playouts", "gate_tc_ms", "gate_openings", "threads",
                  "blocks", "channels"):
@@ -314,8 +332,9 @@ def add_linenet_parsers(commands: argparse._SubParsersAction) -> None:
                     "OUT/linenet.npz; a run folder with last.pt resumes.")
     ln.add_argument("--out", required=True, help="run folder")
     ln.add_argument("--data", nargs="+", required=True, help="sample files (linenet-data)")
-    ln.add_argument("--weight", nargs="*", default=[], metavar="SOURCE=W",
-                    help="sampling weight of a source (default 1 each)")
+    ln.add_argument("--weight", nargs="*", default=[], type=source_weight, metavar="SOURCE=W",
+                    help="sampling weight of a source (default 1 each): its share of the "
+                         "batches is its weight over the sum of all sources' weights")
     ln.add_argument("--minutes", type=float, default=defaults.minutes)
     ln.add_argument("--steps", type=int, default=None, help="stop after this many steps")
     ln.add_argument("--batch-size", type=int, default=defaults.batch_size)
@@ -375,14 +394,7 @@ def linenet_main(args: argparse.Namespace) -> int:
         store.save(args.out)
         print(f"wrote {args.out}: {len(store)} samples of {', '.join(store.sources)}")
         return 0
-    weights = {}
-    for item in args.weight:
-        name, _, value = item.partition("=")
-        try:
-            weights[name] = float(value)
-        except ValueError:
-            print(f"--weight {item!r}: expected SOURCE=NUMBER", file=sys.stderr)
-            return 2
+    weights = dict(args.weight)
     try:
         model = _linenet_sizes(args)
     except (ValueError, OSError) as exc:
@@ -393,7 +405,11 @@ def linenet_main(args: argparse.Namespace) -> int:
                        batch_size=args.batch_size, learning_rate=args.learning_rate,
                        minutes=args.minutes, steps=args.steps,
                        teacher_weight=args.teacher_weight, seed=args.seed)
-    path = train_command(config, args.device)
+    try:
+        path = train_command(config, args.device)
+    except ValueError as exc:
+        print(f"python -m brain.train linenet: error: {exc}", file=sys.stderr)
+        return 2
     print(f"wrote {path}")
     return 0
 
@@ -496,9 +512,14 @@ def main(argv: list[str] | None = None) -> int:
                   f"{args.gate_openings_file} (--gate-openings-file)", file=sys.stderr)
             return 2
         options = {k: v for k, v in vars(args).items() if k not in ("command", "cluster")}
+        options["base_weights"] = dict(args.base_weights)
         try:
+            if args.base_weights:
+                from brain.train.linerl import base_store, check_base_weights
+
+                check_base_weights(base_store(args.base).sources, options["base_weights"])
             state = run_rl(RlConfig(**options), cluster=args.cluster)
-        except (SettingsMismatch, OpeningFileError) as exc:
+        except (SettingsMismatch, OpeningFileError, ValueError, OSError) as exc:
             print(f"python -m brain.train rl: error: {exc}", file=sys.stderr)
             return 2
         print(f"{args.out}: {state.iteration} iterations, best player {state.best}")

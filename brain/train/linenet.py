@@ -370,7 +370,8 @@ class RunConfig:
 
     out: str
     data: list[str] = field(default_factory=list)
-    #: Sampling weight per source name (others: 1).
+    #: Sampling weight per source name (others: 1): a source's share of the batches is its
+    #: weight over the sum of all sources' weights, whatever board sizes it holds.
     weights: dict[str, float] = field(default_factory=dict)
     model: ModelConfig = field(default_factory=ModelConfig)
     batch_size: int = 512
@@ -390,6 +391,42 @@ class RunConfig:
     schedule: str = "cosine"
 
 
+def _shape_keys(store: SampleStore) -> np.ndarray:
+    """Each sample's board shape as ``height * 100 + width``."""
+    return store.height[store.game].astype(np.int64) * 100 + store.width[store.game]
+
+
+def sampling_groups(store: SampleStore, train: np.ndarray, weights: dict[str, float],
+                    ) -> tuple[list[tuple[int, int, np.ndarray]], np.ndarray]:
+    """The groups a training batch is drawn from, ``(height, width, rows)`` of ``train``
+    of one board shape and one source, and the share of the batches each gets: a source's
+    weight (``weights``, 1 if not named) over all sources' weights, split among its board
+    shapes by their samples. (Weighting each shape in full once gave a source of two sizes,
+    self-play, twice the share its weight said.)
+
+    :raises ValueError: ``weights`` names a source ``store`` lacks, or leaves every
+        training sample a weight of 0.
+    """
+    unknown = sorted(set(weights) - set(store.sources))
+    if unknown:
+        raise ValueError(f"no source {', '.join(unknown)} in the training data (its "
+                         f"sources: {', '.join(store.sources)}); check --weight")
+    shape = _shape_keys(store)
+    groups: list[tuple[int, int, np.ndarray]] = []
+    parts: list[float] = []
+    for s, name in enumerate(store.sources):
+        mine = train[store.source[train] == s]
+        for key in np.unique(shape[mine]):
+            rows = mine[shape[mine] == key]
+            groups.append((int(key // 100), int(key % 100), rows))
+            parts.append(weights.get(name, 1.0) * len(rows) / len(mine))
+    shares = np.array(parts)
+    if not shares.sum() > 0:
+        raise ValueError("every source of the training data has a weight of 0; give one "
+                         "a positive --weight")
+    return groups, shares / shares.sum()
+
+
 def _split(store: SampleStore, fraction: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """Training and validation samples, split by game (a game's positions stay together)."""
     rng = np.random.default_rng(seed)
@@ -402,9 +439,13 @@ class Trainer:
     """One training run over a :class:`SampleStore` (resumes from ``OUT/last.pt``)."""
 
     def __init__(self, config: RunConfig, store: SampleStore, device: torch.device) -> None:
+        """:raises ValueError: ``config.weights`` that fit no sample (before ``OUT`` is
+        made)."""
         self.config = config
         self.store = store
         self.device = device
+        train, held = _split(store, config.validation_fraction, config.seed)
+        self.groups, self.shares = sampling_groups(store, train, config.weights)
         self.out = Path(config.out)
         self.out.mkdir(parents=True, exist_ok=True)
         torch.manual_seed(config.seed)
@@ -414,24 +455,14 @@ class Trainer:
         self.step = 0
         self.rng = np.random.default_rng(config.seed)
         self.batches = BatchMaker(store, device)
-        train, held = _split(store, config.validation_fraction, config.seed)
-        shape = store.height[store.game].astype(np.int64) * 100 + store.width[store.game]
-        # Groups of one board shape and one source, each sampled by its weight.
-        self.groups: list[tuple[int, int, np.ndarray, float]] = []
+        shape = _shape_keys(store)
         self.held: list[tuple[int, int, np.ndarray, str]] = []
         for key in np.unique(shape):
             for s, name in enumerate(store.sources):
-                mine = (shape == key) & (store.source == s)
-                rows = train[mine[train]]
-                if len(rows):
-                    weight = config.weights.get(name, 1.0)
-                    self.groups.append((int(key // 100), int(key % 100), rows, weight))
-                rows = held[mine[held]]
+                rows = held[(shape[held] == key) & (store.source[held] == s)]
                 if len(rows):
                     self.held.append((int(key // 100), int(key % 100), rows[:4096],
                                       f"{name} {key // 100}x{key % 100}"))
-        total = sum(g[3] for g in self.groups)
-        self.shares = np.array([g[3] / total for g in self.groups])
         self._resume()
 
     def _resume(self) -> None:
@@ -456,7 +487,7 @@ class Trainer:
 
     def _sample(self) -> dict[str, torch.Tensor]:
         g = self.rng.choice(len(self.groups), p=self.shares)
-        height, width, rows, _ = self.groups[g]
+        height, width, rows = self.groups[g]
         pick = rows[self.rng.integers(0, len(rows), self.config.batch_size)]
         symmetry = int(self.rng.integers(0, 8 if height == width else 4))
         return self.batches.batch(torch.as_tensor(pick, device=self.device), height, width,
@@ -575,14 +606,16 @@ def build_samples(sources: Sequence[str], data_dir: Path, teacher: Sequence[str]
 
 
 def train_command(config: RunConfig, device: str | None = None) -> Path:
-    """Train on the sample files of ``config.data`` and export ``OUT/linenet.npz``."""
+    """Train on the sample files of ``config.data`` and export ``OUT/linenet.npz``.
+
+    :raises ValueError: ``config.weights`` that fit no sample (:class:`Trainer`).
+    """
     store = SampleStore.concatenate([SampleStore.load(p) for p in config.data])
     log.info("%d samples of %s", len(store), ", ".join(store.sources))
     chosen = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
-    out = Path(config.out)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "config.json").write_text(json.dumps(asdict(config), indent=1))
     trainer = Trainer(config, store, chosen)
+    out = Path(config.out)
+    (out / "config.json").write_text(json.dumps(asdict(config), indent=1))
     trainer.run()
     # Exported on the CPU in float32: a GPU's reduced-precision convolutions would round
     # some table entries the other way.

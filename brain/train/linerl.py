@@ -8,8 +8,9 @@ model of ``OUT/train/last.pt`` (the first from ``initial``, the shipped
 newest ``buffer`` self-play samples (visit shares, game results and the full searches'
 root winrates, mixed into the value target as a teacher's are), and with
 ``base_share`` of the batches the sample files of ``base`` (records and teacher labels,
-which keep what the network knew while its own games are few). A candidate is the
-export of that model, the brain ``--engine linenet --weights`` it.
+which keep what the network knew while its own games are few, and the value near the
+teacher's that deep searches lean on), split among their sources by ``base_weights``.
+A candidate is the export of that model, the brain ``--engine linenet --weights`` it.
 """
 
 from __future__ import annotations
@@ -51,11 +52,8 @@ log = logging.getLogger("brain.train")
 SHIPPED_MODEL = "linenet-model.pt"
 
 
-def training_mix(window: SampleStore, base: list[str],
-                 base_share: float) -> tuple[SampleStore, dict[str, float]]:
-    """The samples an iteration trains on and each source's share of the batches: the
-    run's newest games (``window``, source :data:`SOURCE`) ``1 - base_share``, the sources
-    of the ``base`` files the rest, evenly. A base file's own self-play samples (an earlier
+def base_store(base: list[str]) -> SampleStore:
+    """The samples of the ``base`` files. A base file's own self-play samples (an earlier
     run's games) become a source named after the file: merged by name into the newest
     games, they once took most of those batches from them."""
     parts = []
@@ -63,11 +61,39 @@ def training_mix(window: SampleStore, base: list[str],
         part = SampleStore.load(path)
         parts.append(replace(part, sources=[Path(path).stem if name == SOURCE else name
                                             for name in part.sources]))
-    store = SampleStore.concatenate([*parts, window])
+    return SampleStore.concatenate(parts)
+
+
+def training_mix(window: SampleStore, base: list[str], base_share: float,
+                 base_weights: dict[str, float] | None = None,
+                 ) -> tuple[SampleStore, dict[str, float]]:
+    """The samples an iteration trains on and each source's share of the batches: the
+    run's newest games (``window``, source :data:`SOURCE`) ``1 - base_share``, the sources
+    of the ``base`` files (:func:`base_store`) the rest, split by ``base_weights`` (1 for
+    a source it does not name).
+
+    :raises ValueError: ``base_weights`` names a source no base file holds.
+    """
+    store = SampleStore.concatenate([base_store(base), window]) if base else window
     others = [name for name in store.sources if name != SOURCE]
-    weights = {SOURCE: 1.0 - base_share if others else 1.0}
-    weights |= {name: base_share / len(others) for name in others}
+    base_weights = base_weights or {}
+    check_base_weights(others, base_weights)
+    relative = {name: base_weights.get(name, 1.0) for name in others}
+    total = sum(relative.values())
+    weights = {SOURCE: 1.0 - base_share if total else 1.0}
+    weights |= {name: base_share * w / total for name, w in relative.items() if total}
     return store, weights
+
+
+def check_base_weights(sources: list[str], base_weights: dict[str, float]) -> None:
+    """Check that each of ``base_weights`` names one of the base files' ``sources``.
+
+    :raises ValueError: naming the first that does not.
+    """
+    for name in base_weights:
+        if name not in sources:
+            raise ValueError(f"--base-weight {name}: no --base file holds a source of that "
+                             f"name (theirs: {', '.join(sources) or 'none'})")
 
 
 class LineLearner:
@@ -89,7 +115,7 @@ class LineLearner:
         window = replay_window(state.replay, c.buffer)
         if window is None:
             raise RuntimeError(f"{state.replay} holds no self-play games to train on")
-        store, weights = training_mix(window, c.base, c.base_share)
+        store, weights = training_mix(window, c.base, c.base_share, c.base_weights)
         torch.set_num_threads(c.threads)
         device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
         run = RunConfig(out=str(out / "train"), weights=weights, batch_size=c.batch_size,

@@ -56,6 +56,9 @@ class RlConfig:
     #: choice, and their share of the batches (the rest: self-play).
     base: list[str] = field(default_factory=list)
     base_share: float = 0.3
+    #: The base sources' relative weights within ``base_share`` (1 for one not named):
+    #: e.g. the teacher's 15x15 positions above its 20x20 ones and earlier runs' games.
+    base_weights: dict[str, float] = field(default_factory=dict)
     #: Openings of the gating matches (3 stones, 15x15), none of which self-play uses.
     gate_openings: int = 200
     #: An opening file (15x15) whose openings are the gating matches' instead of
