@@ -141,6 +141,7 @@ class LineNetEngine(TreeSearchEngine):
             GOMOCUP_MEMORY_BYTES,
             MIN_TREE_BYTES,
             RESERVED_BYTES,
+            SOLVER_FULL_ENTRIES,
         )
 
         self.search.limit_memory(max_bytes)
@@ -151,6 +152,10 @@ class LineNetEngine(TreeSearchEngine):
         cost = (f"the search's tree is held to {tree >> 20} MiB (it sets "
                 f"{RESERVED_BYTES >> 20} MiB aside for the rest of the process), where "
                 f"Gomocup's {GOMOCUP_MEMORY_BYTES >> 20} MiB allows {full >> 20} MiB")
+        entries = self.search.solver.max_entries
+        if entries < SOLVER_FULL_ENTRIES:
+            cost += (f", and the threat solver's table to {entries:,} positions (of "
+                     f"{SOLVER_FULL_ENTRIES:,})")
         if tree > MIN_TREE_BYTES:
             return cost
         return f"{cost}; a limit this low is not kept: the tree takes at least that much"

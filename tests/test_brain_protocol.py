@@ -897,8 +897,9 @@ def test_a_memory_limit_that_cuts_the_tree_is_stated_once(spawn: Spawn, engine: 
         most = 2_000 + 8  # one batch past it
     else:
         match = re.fullmatch(prefix + r"the search's tree is held to 8 MiB .* where Gomocup's "
-                             r"350 MiB allows 190 MiB; a limit this low is not kept: the "
-                             r"tree takes at least that much.*", notes[0])
+                             r"350 MiB allows 190 MiB, and the threat solver's table to "
+                             r"5,000 positions \(of 200,000\); a limit this low is not "
+                             r"kept: the tree takes at least that much.*", notes[0])
         most = Tree.for_memory(MIN_TREE_BYTES, LineSearchConfig().max_children).max_nodes
     assert match is not None, notes[0]
     assert 20 < int(match.group(1)) < 64, notes[0]

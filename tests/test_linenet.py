@@ -33,7 +33,12 @@ from brain.game.board import Board, Color
 from brain.game.forbidden import is_forbidden
 from brain.game.rules import Rule
 from brain.resources import shared_data_dir, weights_dir
-from brain.search.linesearch import LineSearch, LineSearchConfig
+from brain.search.linesearch import (
+    SOLVER_FULL_ENTRIES,
+    SOLVER_MIN_ENTRIES,
+    LineSearch,
+    LineSearchConfig,
+)
 from brain.search.playout import LOSS, WIN, Playouts, Tree
 from brain.train.data import PASS, GameRecord, parse_rapfi_line, parse_renju_line
 from brain.train.linenet import (
@@ -340,6 +345,28 @@ def test_a_fixed_budget_gives_the_root_solver_the_node_budget_it_is_set() -> Non
         sources.append((engine.info.source, engine.info.playouts))
     assert sources[0] == ("solver", 0)
     assert sources[1][0] == "mcts" and sources[1][1] > 0
+
+
+def test_a_low_memory_limit_bounds_the_solvers_table_and_a_resent_one_keeps_the_tree(
+        ) -> None:
+    engine = LineSearch(LineNet(load(SHIPPED)))
+    engine.limit_memory(0)  # Gomocup's 350 MiB: the reserve holds the whole table
+    assert engine.solver.max_entries == SOLVER_FULL_ENTRIES
+    engine.limit_memory(150 << 20)  # 18 MiB short of the reserve and the smallest tree
+    assert engine.solver.max_entries == SOLVER_FULL_ENTRIES // 2
+    engine.limit_memory(64 << 20)  # c-gomoku-cli's maxmemory=67108864
+    assert engine.solver.max_entries == SOLVER_MIN_ENTRIES
+    board = POSITIONS[3][1].copy()
+    engine.search(board, time.monotonic() + 0.2, threading.Event())
+    tree = engine._tree
+    # c-gomoku-cli sends the limit at every game: the same limit keeps the same tree
+    # (making a new one cost 4.5 MiB of peak memory a game under 64 MiB).
+    engine.limit_memory(64 << 20)
+    engine.search(board, time.monotonic() + 0.2, threading.Event())
+    assert engine._tree is tree
+    engine.limit_memory(0)
+    engine.search(board, time.monotonic() + 0.2, threading.Event())
+    assert engine._tree is not tree and engine._tree.max_nodes > tree.max_nodes
 
 
 def test_the_search_keeps_its_deadline_and_reports() -> None:

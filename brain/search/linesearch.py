@@ -39,6 +39,24 @@ GOMOCUP_MEMORY_BYTES = 350 << 20
 RESERVED_BYTES = 160 << 20
 #: The smallest tree the search makes, whatever the limit.
 MIN_TREE_BYTES = 8 << 20
+#: The threat solver's full table (its 200,000 entries, part of ``RESERVED_BYTES``), and
+#: the fewest entries it keeps under a limit too low for the reserve (measured: about
+#: 35 MiB at 190,000 entries, docs/brain.md).
+SOLVER_TABLE_BYTES = 36 << 20
+SOLVER_FULL_ENTRIES = 200_000
+SOLVER_MIN_ENTRIES = 5_000
+
+
+def solver_entries(limit: int) -> int:
+    """The threat solver's table size under a memory limit of ``limit`` bytes: in full
+    while the reserve and the smallest tree fit, less by what they overrun (at least
+    :data:`SOLVER_MIN_ENTRIES`). The table is the one part of the reserve the search can
+    give up: its results are found again, slower."""
+    overrun = RESERVED_BYTES + MIN_TREE_BYTES - limit
+    if overrun <= 0:
+        return SOLVER_FULL_ENTRIES
+    kept = max(SOLVER_TABLE_BYTES - overrun, 0) * SOLVER_FULL_ENTRIES // SOLVER_TABLE_BYTES
+    return max(SOLVER_MIN_ENTRIES, kept)
 
 
 @dataclass
@@ -90,10 +108,15 @@ class LineSearch:
 
     def limit_memory(self, max_bytes: int) -> None:
         """Size the tree so that the process stays within ``max_bytes`` (0: Gomocup's
-        350 MB); takes effect at the next move."""
+        350 MB), and under a limit that leaves the tree no more than its floor, the threat
+        solver's table from what is left of the reserve (:func:`solver_entries`); takes
+        effect at the next move."""
         limit = max_bytes if max_bytes > 0 else GOMOCUP_MEMORY_BYTES
-        self.config.tree_bytes = max(MIN_TREE_BYTES, limit - RESERVED_BYTES)
-        self._tree = None
+        tree_bytes = max(MIN_TREE_BYTES, limit - RESERVED_BYTES)
+        self.solver.max_entries = solver_entries(limit)
+        if tree_bytes != self.config.tree_bytes:
+            self.config.tree_bytes = tree_bytes
+            self._tree = None
 
     def reset(self) -> None:
         """A new game: forget the solver's results."""
