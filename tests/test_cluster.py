@@ -4,6 +4,7 @@ and the driver killed in the middle."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -11,7 +12,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -70,14 +71,33 @@ def _new_brain_on_node(raylet: int, seen: set[int]) -> bool:
                for brain, worker in _shipped_brains(GAME_TASK).items() if brain not in seen)
 
 
-def _wait_until(condition: object, seconds: float, what: str) -> None:
+def _brains_left() -> str:
+    return "the brains left (pid: parent's command): " + str(
+        {pid: _processes().get(parent, (0, ""))[1][:60]
+         for pid, parent in _shipped_brains().items()})
+
+
+def _wait_until(condition: Callable[[], object], seconds: float, what: str,
+                left: Callable[[], str] = _brains_left) -> None:
+    """Wait for ``condition``; past ``seconds``, fail naming ``what`` and what ``left``
+    says is still there."""
     deadline = time.monotonic() + seconds
-    while not condition():  # type: ignore[operator]
-        assert time.monotonic() < deadline, (
-            f"timed out waiting for {what}; the brains left (pid: parent, command): "
-            + str({pid: _processes().get(parent, (0, ""))[1][:60]
-                   for pid, parent in _shipped_brains().items()}))
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}; {left()}"
         time.sleep(0.05)
+
+
+def _session_members(sessions: list[int]) -> str:
+    """Each live process of ``sessions``: its pid, state, parent and command line."""
+    members = {}
+    for session in sessions:
+        for pid in session_pids(session):
+            with contextlib.suppress(OSError):
+                stat = Path(f"/proc/{pid}/stat").read_text()
+                state, parent = stat[stat.rfind(")") + 2:].split()[:2]
+                members[pid] = (session, state, int(parent),
+                                _processes().get(pid, (0, ""))[1][:80])
+    return f"the sessions' processes left (pid: session, state, parent, command): {members}"
 
 
 @pytest.fixture(scope="module")
@@ -200,7 +220,8 @@ def test_games_of_a_killed_worker_and_a_killed_node_are_played_again(
     # the worker is tied to the raylet, kills it and its brains within a second of the
     # raylet's death. The same bound as for a dead driver's brains.
     _wait_until(lambda: not any(session_pids(s) for s in sessions), 30,
-                "the dead workers' brains and their children to be killed")
+                "the dead workers' brains and their children to be killed",
+                left=lambda: _session_members(sessions))
     _wait_until(lambda: not _shipped_brains(), 10, "every brain to exit")
 
 
