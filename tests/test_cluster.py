@@ -90,13 +90,14 @@ def _wait_until(condition: Callable[[], object], seconds: float, what: str,
 def _session_members(sessions: list[int]) -> str:
     """Each live process of ``sessions``: its pid, state, parent and command line."""
     members = {}
+    processes = _processes()
     for session in sessions:
         for pid in session_pids(session):
             with contextlib.suppress(OSError):
                 stat = Path(f"/proc/{pid}/stat").read_text()
                 state, parent = stat[stat.rfind(")") + 2:].split()[:2]
                 members[pid] = (session, state, int(parent),
-                                _processes().get(pid, (0, ""))[1][:80])
+                                processes.get(pid, (0, ""))[1][:80])
     return f"the sessions' processes left (pid: session, state, parent, command): {members}"
 
 

@@ -515,9 +515,9 @@ def main(argv: list[str] | None = None) -> int:
         options["base_weights"] = dict(args.base_weights)
         try:
             if args.base_weights:
-                from brain.train.linerl import base_store, check_base_weights
+                from brain.train.linerl import base_sources, check_base_weights
 
-                check_base_weights(base_store(args.base).sources, options["base_weights"])
+                check_base_weights(base_sources(args.base), options["base_weights"])
             state = run_rl(RlConfig(**options), cluster=args.cluster)
         except (SettingsMismatch, OpeningFileError, ValueError, OSError) as exc:
             print(f"python -m brain.train rl: error: {exc}", file=sys.stderr)

@@ -52,16 +52,29 @@ log = logging.getLogger("brain.train")
 SHIPPED_MODEL = "linenet-model.pt"
 
 
+def _base_names(path: str, names: list[str]) -> list[str]:
+    """The source names of base file ``path``'s ``names``: its own self-play samples (an
+    earlier run's games) become a source named after the file; merged by name into the
+    newest games, they once took most of those batches from them."""
+    return [Path(path).stem if name == SOURCE else name for name in names]
+
+
 def base_store(base: list[str]) -> SampleStore:
-    """The samples of the ``base`` files. A base file's own self-play samples (an earlier
-    run's games) become a source named after the file: merged by name into the newest
-    games, they once took most of those batches from them."""
+    """The samples of the ``base`` files, their sources named by :func:`_base_names`."""
     parts = []
     for path in base:
         part = SampleStore.load(path)
-        parts.append(replace(part, sources=[Path(path).stem if name == SOURCE else name
-                                            for name in part.sources]))
+        parts.append(replace(part, sources=_base_names(path, part.sources)))
     return SampleStore.concatenate(parts)
+
+
+def base_sources(base: list[str]) -> list[str]:
+    """The source names of :func:`base_store`, read without the samples."""
+    names: list[str] = []
+    for path in base:
+        names += [n for n in _base_names(path, SampleStore.source_names(path))
+                  if n not in names]
+    return names
 
 
 def training_mix(window: SampleStore, base: list[str], base_share: float,
@@ -80,9 +93,10 @@ def training_mix(window: SampleStore, base: list[str], base_share: float,
     check_base_weights(others, base_weights)
     relative = {name: base_weights.get(name, 1.0) for name in others}
     total = sum(relative.values())
-    weights = {SOURCE: 1.0 - base_share if total else 1.0}
-    weights |= {name: base_share * w / total for name, w in relative.items() if total}
-    return store, weights
+    if not total:  # no base, or every base source weighted 0: the newest games alone
+        return store, {SOURCE: 1.0} | dict.fromkeys(others, 0.0)
+    return store, {SOURCE: 1.0 - base_share} | {
+        name: base_share * w / total for name, w in relative.items()}
 
 
 def check_base_weights(sources: list[str], base_weights: dict[str, float]) -> None:

@@ -83,6 +83,12 @@ class SampleStore:
             arrays |= {name: data[name] for name in cls._TARGET_FIELDS if name in data}
             return cls(**arrays, sources=[str(s) for s in data["sources"]])
 
+    @staticmethod
+    def source_names(path: str | Path) -> list[str]:
+        """The source names of a saved store, read without its samples."""
+        with np.load(path) as data:
+            return [str(s) for s in data["sources"]]
+
     def games_where(self, keep: np.ndarray) -> SampleStore:
         """The store of the games whose entry of ``keep`` (a bool per game) is set, in
         order and renumbered, with their samples and policy targets."""
