@@ -275,9 +275,11 @@ def as_seen(stones: list[list[int]], scene: Scene) -> list[list[int]]:
     return out
 
 
-def render(scene: Scene, out: Path, picture_too: bool = True) -> dict[str, object]:
-    """Renders the scene into ``out`` with its position; with ``picture_too`` false,
-    only the position (to number an earlier render's anew)."""
+def render(scene: Scene, out: Path, picture_too: bool = True, threads: int = 2
+           ) -> dict[str, object]:
+    """Renders the scene into ``out`` with its position, on ``threads`` CPU threads;
+    with ``picture_too`` false, only the position (to number an earlier render's
+    anew)."""
     rng = random.Random(scene.seed)
     stones = position(rng, scene.size, scene.count)
     build(scene, stones)
@@ -288,7 +290,7 @@ def render(scene: Scene, out: Path, picture_too: bool = True) -> dict[str, objec
     settings.cycles.use_denoising = False
     settings.cycles.max_bounces = 4
     settings.render.threads_mode = "FIXED"
-    settings.render.threads = 2
+    settings.render.threads = threads
     settings.render.image_settings.file_format = "JPEG"
     settings.render.image_settings.quality = scene.quality
     picture = out / f"render-{scene.seed}.jpg"
@@ -308,12 +310,14 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--positions-only", action="store_true",
                         help="write only the positions (of pictures rendered before)")
+    parser.add_argument("--threads", type=int, default=2,
+                        help="CPU threads of the render (default 2; 1 on a shared machine)")
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     for seed in range(args.first, args.first + args.count):
         started = time.perf_counter()
         scene = choose(seed)
-        render(scene, args.out, not args.positions_only)
+        render(scene, args.out, not args.positions_only, args.threads)
         print(f"render-{seed}: {scene.size}x{scene.size}, {scene.count} stones, "
               f"tilt {scene.tilt:.0f}, {scene.samples} samples, "
               f"{time.perf_counter() - started:.1f} s", flush=True)
