@@ -165,6 +165,19 @@ def test_a_small_last_move_dot_on_a_white_stone_is_painted_over() -> None:
     assert reading.problems() == []
 
 
+@pytest.mark.parametrize("seed", [16_000_069, 16_000_005])
+def test_dark_red_lines_on_striped_pink_paper_are_no_marks(seed: int) -> None:
+    """Pink paper with fine stripes and dark red lines (photos 16,000,069, 15x10 with 3
+    stones, and 16,000,005, 20x20 with 11): the lines came out red in pieces between
+    the stripes, each smaller than a cell, and were painted over as last-move marks,
+    so 55 and 33 empty points without their lines read as white stones; and the stripes
+    make rings in a few cells, no game's (rings without crosses or black stones), which
+    chose the cells."""
+    sample = make_sample(seed, "photo")
+    reading = read_board(sample.image)
+    assert reading.position.layout == "points"
+    assert reading.position.stones.tolist() == sample.position.stones.tolist()
+
 def test_points_map_back_onto_the_picture() -> None:
     """The picture coordinates the web board draws its marks at: each black stone of a
     screen board is dark there, each empty point is not."""

@@ -224,16 +224,49 @@ def _mark_sized(mask: np.ndarray) -> np.ndarray:
     return small[labels]
 
 
+#: Pixels: the band around a red patch where :func:`_on_red` looks at what it lies on
+#: (from the first distance, past a mark's anti-aliased edge, to the second).
+MARK_BAND = (2, 5)
+#: Saturation from which that band counts as red, and the share of it that makes the
+#: patch one on a red surface (pink paper), not a mark.
+RED_SURFACE, RED_SURFACE_SHARE = 75, 0.5
+
+
+def _on_red(patches: np.ndarray, hue: np.ndarray, saturation: np.ndarray,
+            value: np.ndarray) -> np.ndarray:
+    """The parts of ``patches`` (red pixels) that lie on a red surface: half their band
+    (:data:`MARK_BAND`) or more reddish. A last-move mark stands on a stone, black or
+    white, which is not red; dark red lines on pink paper come out red in pieces between
+    the paper's stripes or grain, each smaller than a cell, and painting them over left
+    empty points without lines, read as white stones (photo 16,000,069: 55 points)."""
+    count, labels = cv2.connectedComponents(patches.astype(np.uint8), connectivity=8)
+    if count <= 1:
+        return np.zeros(patches.shape, bool)
+    near, far = (cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))
+                 for r in MARK_BAND)
+    mask = patches.astype(np.uint8)
+    band = (cv2.dilate(mask, far) > 0) & (cv2.dilate(mask, near) == 0)
+    owner = cv2.dilate(labels.astype(np.float32), far).astype(int)[band]
+    reddish = (((hue <= 8) | (hue >= 172)) & (saturation > RED_SURFACE) & (value > 80))[band]
+    total = np.bincount(owner, minlength=count)
+    red = np.bincount(owner, weights=reddish, minlength=count)
+    surface = red >= RED_SURFACE_SHARE * np.maximum(total, 1)
+    surface[0] = False  # the background
+    return surface[labels]
+
+
 def _without_marks(canvas: np.ndarray) -> np.ndarray:
     """The canvas in grey (float32), with red marks painted over from around them: screen
     boards mark the last move with a red dot or ring on the stone, which is no part of
     it (a red dot is as grey as a stone's shadow). Red is no colour of boards, lines or
-    stones (wood is orange: another hue)."""
+    stones (wood is orange: another hue); where it is (pink paper), the red patches
+    on it are no marks (:func:`_on_red`)."""
     gray = cv2.cvtColor(canvas, cv2.COLOR_BGR2GRAY)
     hsv = cv2.cvtColor(canvas, cv2.COLOR_BGR2HSV)
     hue, saturation, value = hsv[:, :, 0], hsv[:, :, 1], hsv[:, :, 2]
     red = ((hue <= 8) | (hue >= 172)) & (saturation > 150) & (value > 120)
     red = _mark_sized(red)
+    red &= ~_on_red(red, hue, saturation, value)
     if not red.any():
         return gray.astype(np.float32)
     mask = cv2.dilate(red.astype(np.uint8), np.ones((3, 3), np.uint8))
@@ -451,8 +484,16 @@ def _layout(probabilities: dict[str, np.ndarray], measured: Measured, width: int
         score[layout] = float((1 - p[stones, EMPTY]).sum())
     marks = {layout: int(np.count_nonzero(found)) for layout, found in measured.marks.items()}
     most = max(int(np.count_nonzero(p.argmax(axis=1) != EMPTY)) for p in probabilities.values())
+    # Rings are the second player's: a layout whose marks are rings with few first
+    # player's marks (crosses, black stones) beside them is no game's (the fine stripes
+    # of pink paper make rings in some cells: 6 on photo 16,000,005, none black).
+    first = {layout: int(np.count_nonzero(p.argmax(axis=1) == BLACK))
+             for layout, p in probabilities.items()}
+    rings = {layout: int(np.count_nonzero(found == WHITE))
+             for layout, found in measured.marks.items()}
     marked = [layout for layout, count in marks.items()
-              if count >= MIN_MARKS and 2 * count >= most]
+              if count >= MIN_MARKS and 2 * count >= most
+              and 2 * first[layout] >= rings[layout]]
     if len(marked) == 1:
         # Crosses and rings drawn in place of stones: the layout where they stand (the
         # meeting corners of crosses in four cells may look like stones to the
