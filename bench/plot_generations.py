@@ -14,12 +14,13 @@ from __future__ import annotations
 import argparse
 import math
 from dataclasses import dataclass
+from functools import cache
 from html import escape
 from pathlib import Path
 
 from tabulate import tabulate
 
-from arena.report import build_report
+from arena.report import Report, build_report
 from arena.rundir import RunDir
 
 
@@ -34,12 +35,18 @@ class Generation:
     pentanomial: str  # from the generation's side, its pairs' 0 to 2 points
 
 
+@cache
+def run_report(run: str) -> Report:
+    """The standings of an arena run (read once however many generations it holds)."""
+    return build_report(RunDir(run).load_games())
+
+
 def measure(label: str, name: str, run: str, reference: str) -> Generation:
     """``name``'s result against ``reference`` in ``run``.
 
     :raises SystemExit: if the run has no game between them.
     """
-    report = build_report(RunDir(run).load_games())
+    report = run_report(run)
     for match in report.matches:
         if {match.first, match.second} != {name, reference} or match.elo is None:
             continue

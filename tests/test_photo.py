@@ -178,6 +178,7 @@ def test_dark_red_lines_on_striped_pink_paper_are_no_marks(seed: int) -> None:
     assert reading.position.layout == "points"
     assert reading.position.stones.tolist() == sample.position.stones.tolist()
 
+
 def test_points_map_back_onto_the_picture() -> None:
     """The picture coordinates the web board draws its marks at: each black stone of a
     screen board is dark there, each empty point is not."""

@@ -476,6 +476,7 @@ def _layout(probabilities: dict[str, np.ndarray], measured: Measured, width: int
     intersections would make a board larger than any Gomoku board (23 lines: more than
     the engine's 22), the cells. Where crosses and
     rings make half the stones or more that either layout holds, in one layout alone,
+    with no more than twice as many rings as the first player's marks and stones there,
     that layout."""
     grid = measured.grid
     score = {}
