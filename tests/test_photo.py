@@ -26,7 +26,7 @@ from arena.photo.errors import (
     UncertainStones,
     UnreadableImage,
 )
-from arena.photo.fit import collect_folder
+from arena.photo.fit import Points, collect, collect_folder
 from arena.photo.position import BLACK, WHITE, Position, count_problem
 from arena.photo.read import read_board
 from arena.photo.synth import (
@@ -341,6 +341,24 @@ def test_fitting_points_are_labelled_from_a_folder(tmp_path: Path) -> None:
     (tmp_path / "board1.json").write_text(json.dumps({"stones": [[0] * 7] * 7}))
     with pytest.raises(ValueError, match="no picture"):
         collect_folder(tmp_path)
+
+
+def test_fitting_points_are_measured_alike_by_several_processes(tmp_path: Path) -> None:
+    """Generated pictures measured by two processes give the points one process gives,
+    in the same order, each with its picture; a saved set of points serves a fit on
+    fewer pictures with exactly those pictures' points."""
+    counts = {"photo": 2, "screen": 1}
+    together = collect(counts, first_seed=2_000_000, jobs=2)
+    alone = collect(counts, first_seed=2_000_000)
+    assert np.array_equal(together.features, alone.features)
+    assert np.array_equal(together.labels, alone.labels)
+    assert together.measured == {"photo": 2, "scan": 0, "screen": 1}
+    together.save(tmp_path / "points.npz")
+    fewer = Points.load(tmp_path / "points.npz").of({"photo": 1}, first_seed=2_000_000)
+    first = collect({"photo": 1}, first_seed=2_000_000)
+    assert np.array_equal(fewer.features, first.features)
+    assert fewer.measured == {"photo": 1, "scan": 0, "screen": 0}
+    assert set(fewer.seeds.tolist()) == {2_000_000} and set(fewer.kinds.tolist()) == {0}
 
 
 # -- the position's forms -----------------------------------------------------------------
