@@ -26,9 +26,11 @@ from arena.photo.errors import (
     UncertainStones,
     UnreadableImage,
 )
-from arena.photo.fit import Points, collect, collect_folder
+from arena.photo.fit import Points, collect, collect_folder, train
+from arena.photo.fit import main as fit_main
 from arena.photo.position import BLACK, WHITE, Position, count_problem
 from arena.photo.read import read_board
+from arena.photo.stones import StoneModel
 from arena.photo.synth import (
     draw_board,
     make_sample,
@@ -46,7 +48,7 @@ KNOWN = json.loads((SAMPLES / "positions.json").read_text())
 
 #: Samples the reader does not read with confidence everywhere: photo_ink.jpg has an
 #: empty point on the board's bottom edge (7,14) with the table a third of a cell below
-#: the line, which the classifier fitted on 500 pictures of each kind doubts.
+#: the line, which every classifier fitted so far doubts or misreads.
 IN_DOUBT = {"photo_ink.jpg"}
 
 
@@ -359,6 +361,31 @@ def test_fitting_points_are_measured_alike_by_several_processes(tmp_path: Path) 
     assert np.array_equal(fewer.features, first.features)
     assert fewer.measured == {"photo": 1, "scan": 0, "screen": 0}
     assert set(fewer.seeds.tolist()) == {2_000_000} and set(fewer.kinds.tolist()) == {0}
+
+
+def test_an_average_of_fitted_networks_gives_the_mean_of_their_logits(tmp_path: Path
+                                                                      ) -> None:
+    """Two networks fitted with other seeds on other points (so with other
+    normalisations) averaged by ``fit --average`` into one file: its logits are the
+    mean of theirs on every point."""
+    points = collect({"photo": 1, "screen": 1}, first_seed=2_000_000)
+    half = len(points.labels) // 2
+    members = [train(points.features[part], points.labels[part], hidden=8, epochs=2,
+                     seed=seed)
+               for seed, part in enumerate([slice(None, half), slice(half, None)])]
+    for k, member in enumerate(members):
+        member.save(tmp_path / f"member{k}.npz")
+    assert fit_main(["--average", str(tmp_path / "member0.npz"), str(tmp_path / "member1.npz"),
+                     "--out", str(tmp_path / "average.npz")]) == 0
+    average = StoneModel.load(tmp_path / "average.npz")
+    assert average.w1.shape == (points.features.shape[1], 16)
+
+    def logits(model: StoneModel) -> np.ndarray:
+        return model.hidden(points.features) @ model.w2 + model.b2
+
+    expected = (logits(members[0]) + logits(members[1])) / 2
+    assert np.allclose(logits(average), expected, atol=1e-3)
+    assert not np.allclose(logits(members[0]), logits(members[1]), atol=0.1)
 
 
 # -- the position's forms -----------------------------------------------------------------

@@ -8,16 +8,20 @@ the position; those of the other layout (the cell centres of a board played on t
 intersections, and the reverse) are labelled empty, which teaches the network that a
 point between stones is not a stone. Pictures whose grid is not found as drawn are
 left out. Seeds start at 1,000,000 so that the measured sets (seeds from 0) stay unseen.
-The committed weights: 500 pictures of each kind and the 30 renders of seeds 100 to 129
-counted five times; fits on 2,000 photos (``--photos``, the kind misread most) were
-measured and not kept (docs/photo.md, session 16).
+The committed weights (session 17, docs/photo.md) are the average (``--average``: one
+network whose logits are the mean of theirs) of two fits on 2,000 photos (``--photos``,
+the kind misread most), 500 scans and 500 screens and the 30 renders of seeds 100 to
+129 counted ten times: one with ``--seed 1``, one with the scans' and screens' points
+counted twice (``--screen-weight 2``). Each alone broke a committed sample's contract.
 Pictures from elsewhere, each with its position beside it (``--folder``: the 3D renders
 of ``bench/blender_boards.py``, whose stones have height, gloss and a side), are
 measured and labelled the same way and added, each point counted ``--folder-weight``
 times (a few renders beside hundreds of generated pictures).
 
-    PYTHONPATH=. .venv/bin/python -m arena.photo.fit --jobs 2 --cache /tmp/fitcache.npz \
-        --folder /tmp/rdev --folder-weight 5
+    FIT="--photos 2000 --cache /tmp/fitcache.npz --folder /tmp/rdev --folder-weight 10"
+    PYTHONPATH=. .venv/bin/python -m arena.photo.fit $FIT --jobs 2 --seed 1 --out /tmp/a.npz
+    PYTHONPATH=. .venv/bin/python -m arena.photo.fit $FIT --screen-weight 2 --out /tmp/b.npz
+    PYTHONPATH=. .venv/bin/python -m arena.photo.fit --average /tmp/a.npz /tmp/b.npz
 """
 
 from __future__ import annotations
@@ -227,7 +231,18 @@ def main(argv: Sequence[str] | None = None) -> int:
                              "(default 1)")
     parser.add_argument("--hidden", type=int, default=48,
                         help="hidden units of the network (default 48)")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="seed of the network's first weights and of its batches "
+                             "(default 0)")
+    parser.add_argument("--average", nargs="+", type=Path, metavar="WEIGHTS",
+                        help="fit nothing: write the average of these fitted networks "
+                             "(one network whose logits are the mean of theirs)")
     args = parser.parse_args(argv)
+    if args.average:
+        StoneModel.averaged([StoneModel.load(path) for path in args.average]).save(args.out)
+        print(f"the average of {len(args.average)} networks written to {args.out}",
+              file=sys.stderr)
+        return 0
     counts: dict[Kind, int] = {kind: args.pictures for kind in KINDS}
     counts["photo"] = args.photos
     started = time.perf_counter()
@@ -255,7 +270,7 @@ def main(argv: Sequence[str] | None = None) -> int:
               f"counted {args.folder_weight} times", file=sys.stderr)
         features = np.concatenate([features, *[more] * args.folder_weight])
         labels = np.concatenate([labels, *[more_labels] * args.folder_weight])
-    model = train(features, labels, hidden=args.hidden)
+    model = train(features, labels, hidden=args.hidden, seed=args.seed)
     predicted = model.probabilities(features).argmax(axis=1)
     print(f"training accuracy {np.mean(predicted == labels):.5f}", file=sys.stderr)
     model.save(args.out)

@@ -12,6 +12,7 @@ fitted on synthetic pictures by :mod:`arena.photo.fit`) turns them into probabil
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -166,6 +167,21 @@ class StoneModel:
     def save(self, path: Path = WEIGHTS) -> None:
         np.savez(path, mean=self.mean, scale=self.scale, w1=self.w1, b1=self.b1, w2=self.w2,
                  b2=self.b2)
+
+    @classmethod
+    def averaged(cls, members: Sequence[StoneModel]) -> StoneModel:
+        """One network whose logits are the mean of the members' logits, exactly: their
+        hidden layers side by side, each member's own normalisation folded into its
+        first layer. An ensemble's errors are fewer and less confident than a member's
+        where the members err apart."""
+        first = members[0]
+        w1 = [member.w1 * (first.scale / member.scale)[:, None] for member in members]
+        b1 = [member.b1 + ((first.mean - member.mean) / member.scale) @ member.w1
+              for member in members]
+        return cls(first.mean, first.scale, np.concatenate(w1, axis=1).astype(np.float32),
+                   np.concatenate(b1).astype(np.float32),
+                   (np.concatenate([m.w2 for m in members]) / len(members)).astype(np.float32),
+                   np.mean([m.b2 for m in members], axis=0).astype(np.float32))
 
     def hidden(self, features: np.ndarray) -> np.ndarray:
         x = (features - self.mean) / self.scale
