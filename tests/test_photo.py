@@ -379,13 +379,9 @@ def test_an_average_of_fitted_networks_gives_the_mean_of_their_logits(tmp_path: 
                      "--out", str(tmp_path / "average.npz")]) == 0
     average = StoneModel.load(tmp_path / "average.npz")
     assert average.w1.shape == (points.features.shape[1], 16)
-
-    def logits(model: StoneModel) -> np.ndarray:
-        return model.hidden(points.features) @ model.w2 + model.b2
-
-    expected = (logits(members[0]) + logits(members[1])) / 2
-    assert np.allclose(logits(average), expected, atol=1e-3)
-    assert not np.allclose(logits(members[0]), logits(members[1]), atol=0.1)
+    first, second = (member.logits(points.features) for member in members)
+    assert np.allclose(average.logits(points.features), (first + second) / 2, atol=1e-3)
+    assert not np.allclose(first, second, atol=0.1)
 
 
 # -- the position's forms -----------------------------------------------------------------

@@ -180,16 +180,21 @@ class StoneModel:
               for member in members]
         return cls(first.mean, first.scale, np.concatenate(w1, axis=1).astype(np.float32),
                    np.concatenate(b1).astype(np.float32),
-                   (np.concatenate([m.w2 for m in members]) / len(members)).astype(np.float32),
-                   np.mean([m.b2 for m in members], axis=0).astype(np.float32))
+                   (np.concatenate([member.w2 for member in members]) / len(members)
+                    ).astype(np.float32),
+                   np.mean([member.b2 for member in members], axis=0).astype(np.float32))
 
     def hidden(self, features: np.ndarray) -> np.ndarray:
         x = (features - self.mean) / self.scale
         return np.maximum(x @ self.w1 + self.b1, 0)
 
+    def logits(self, features: np.ndarray) -> np.ndarray:
+        """One row of the network's outputs before the softmax per row of ``features``."""
+        return self.hidden(features) @ self.w2 + self.b2
+
     def probabilities(self, features: np.ndarray) -> np.ndarray:
         """One row of P(empty), P(black), P(white) per row of ``features``."""
-        logits = self.hidden(features) @ self.w2 + self.b2
+        logits = self.logits(features)
         logits -= logits.max(axis=1, keepdims=True)
         odds = np.exp(logits)
         return odds / odds.sum(axis=1, keepdims=True)
