@@ -265,6 +265,25 @@ def test_a_cross_and_ring_screenshot_is_read() -> None:
     assert reading.position.count(BLACK) > 30 and reading.problems() == []
 
 
+def test_a_board_of_bevelled_tiles_without_lines_is_read() -> None:
+    """Piskvork's ``wood`` skin: no grid lines, only tiles with a dark top-left and a
+    light bottom-right edge and rounded corners, red crosses and thick blue rings. The
+    window alone and framed by a margin are read in the cells, every ring white; a
+    picture that ends inside a tile cuts the board off and is refused."""
+    name = "piskvork_bevelled_window.png"
+    image = cv2.imread(str(SAMPLES / name))
+    framed = cv2.copyMakeBorder(image, 16, 16, 16, 16, cv2.BORDER_CONSTANT,
+                                value=(200, 208, 212))  # bench/piskvork_screenshots.py's
+    for picture in (image, framed):
+        reading = read_board(picture)
+        assert reading.position.layout == "cells"
+        assert reading.position.stones.tolist() == KNOWN[name]["stones"]
+        assert reading.position.count(WHITE) > 40 and reading.problems() == []
+    for share in (0.5, 0.7, 0.8):  # each a third of a tile or more into one
+        with pytest.raises(BoardCutOff, match="runs off the picture on the right"):
+            read_board(image[:, : round(image.shape[1] * share)])
+
+
 # -- pictures that must be refused --------------------------------------------------------
 
 @pytest.mark.parametrize("seed", [0, 1, 2])

@@ -40,6 +40,12 @@ class NoBoardFound(PhotoError):
 class BoardCutOff(PhotoError):
     """The grid runs off the picture: part of the board is not in it."""
 
+    @classmethod
+    def on(cls, side: str) -> BoardCutOff:
+        """The board running off the picture on ``side`` (left, right, top or bottom)."""
+        return cls(f"the board runs off the picture on the {side}: take it again with the "
+                   "whole board and a margin around it in the frame")
+
 
 class UncertainStones(PhotoError):
     """The grid was found but some points could not be told apart (empty, black or

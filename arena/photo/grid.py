@@ -34,7 +34,8 @@ import numpy as np
 
 from arena.photo.errors import BoardCutOff, NoBoardFound
 
-__all__ = ["MIN_LINES", "Grid", "check_margin", "find_grid", "line_map", "sides_out"]
+__all__ = ["MIN_LINES", "Grid", "check_margin", "find_grid", "lattice_run", "line_map",
+           "profile_peaks", "sides_out", "strokes_along"]
 
 #: A Gomoku board needs at least 5 lines each way.
 MIN_LINES = 5
@@ -224,7 +225,7 @@ def _rectifier(v1: np.ndarray, v2: np.ndarray) -> np.ndarray:
 RIPPLE = 0.05
 
 
-def _peaks(profile: np.ndarray, share: float) -> tuple[np.ndarray, np.ndarray]:
+def profile_peaks(profile: np.ndarray, share: float) -> tuple[np.ndarray, np.ndarray]:
     """Positions (sub-pixel) and heights of the peaks of ``profile`` at least ``share``
     of the tallest ones (the 90th percentile of the peaks but ripple: between the lines
     of a clean scan the profile ripples with peaks of a hundredth of theirs, ten times
@@ -323,20 +324,20 @@ def _runs(positions: np.ndarray, strengths: np.ndarray, min_gap: float
     return [(np.array(run), np.array(height)) for _, _, run, height in found]
 
 
-def _lattice(profile: np.ndarray, min_gap: float
+def lattice_run(profile: np.ndarray, min_gap: float
              ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """The grid lines' positions in a projection: the longest even run of the clear
     peaks, carried on at both ends through faint ones (lines that stones hide for most
     of their length); the faint peaks themselves and the heights of the run's peaks
     (for :func:`_variants`)."""
-    positions, strengths = _peaks(profile, 0.25)
+    positions, strengths = profile_peaks(profile, 0.25)
     if len(positions) < MIN_LINES:
         return None
     runs = _runs(positions, strengths, min_gap)
     if not runs or len(runs[0][0]) < MIN_LINES:
         return None
     run, height = (list(values) for values in runs[0])
-    faint, faint_height = _peaks(profile, 0.05)
+    faint, faint_height = profile_peaks(profile, 0.05)
     for grow in (1, -1):
         while True:
             last, before = (run[-1], run[-2]) if grow == 1 else (run[0], run[1])
@@ -411,7 +412,9 @@ def _borrowed(faint: np.ndarray, other: np.ndarray) -> list[np.ndarray]:
     return [np.array(best)] if len(best) >= MIN_LINES else []
 
 
-def _directional(lines: np.ndarray, vertical: bool, length: int) -> np.ndarray:
+def strokes_along(lines: np.ndarray, vertical: bool, length: int) -> np.ndarray:
+    """The strokes of a line map that run at least ``length`` pixels along one axis
+    (down the picture if ``vertical``, else across it)."""
     kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (1, length) if vertical else (length, 1))
     return cv2.morphologyEx(lines, cv2.MORPH_OPEN, kernel)
 
@@ -670,11 +673,11 @@ def find_grid(gray: np.ndarray, dark_lines: bool = True, seed: int = 0) -> Grid:
     out_size = (int(span[0] * zoom * 1.1) + 1, int(span[1] * zoom * 1.1) + 1)
     flat = cv2.warpPerspective(lines, view, out_size, flags=cv2.INTER_LINEAR)
     run = int(size / 60)
-    vertical_lines = _directional(flat, True, run)
-    horizontal_lines = _directional(flat, False, run)
+    vertical_lines = strokes_along(flat, True, run)
+    horizontal_lines = strokes_along(flat, False, run)
     min_gap = size / (MAX_LINES * 1.5)
-    found_x = _lattice(vertical_lines.sum(axis=0), min_gap)
-    found_y = _lattice(horizontal_lines.sum(axis=1), min_gap)
+    found_x = lattice_run(vertical_lines.sum(axis=0), min_gap)
+    found_y = lattice_run(horizontal_lines.sum(axis=1), min_gap)
     if found_x is None or found_y is None:
         raise NoBoardFound("no grid of at least 5 by 5 evenly spaced lines in the picture")
     height, width = gray.shape
@@ -943,7 +946,7 @@ def _loose_sides(lines: np.ndarray, gray: np.ndarray, grid: Grid) -> list[str]:
                for vertical in (True, False) for span in (first, second)}
     # A line's own stretches are measured where only strokes along it are left: the
     # digits of a row of coordinates are no longer than a third of a cell.
-    runs_canvas = {vertical: _directional(canvas, vertical, LABEL_STROKE)
+    runs_canvas = {vertical: strokes_along(canvas, vertical, LABEL_STROKE)
                    for vertical in (True, False)}
     own = {vertical: _band_reach(runs_canvas[not vertical], *counts[vertical], vertical, cell)
            for vertical in (True, False)}
@@ -997,12 +1000,14 @@ def _loose_sides(lines: np.ndarray, gray: np.ndarray, grid: Grid) -> list[str]:
         # well, but not at a bare point (a crowded edge column of a screen board was
         # read as coordinates, 10x10 as 9x10).
         labels = runs[edge] < LABEL_RUNS * np.median(runs) and not bare_point.any()
-        # A window's toolbar past the tiles of a screenshot: its icons put strokes on
-        # the places of some lines and between others, but at most of both the far half
-        # is bare (where a row of stones along a real outer line would stand); and no
-        # line runs along it, or it is not the board's colour.
+        # A window's toolbar past the tiles of a screenshot: the lines run into the
+        # band's inner half (at half of them at least: stones on the next line hide
+        # the rest, a quarter on a crowded 20x20 board read as 20x21); its icons put
+        # strokes on the places of some lines and between others, but at most of both
+        # the far half is bare (where a row of stones along a real outer line would
+        # stand); and no line runs along it, or it is not the board's colour.
         bare = max(np.median(far), np.median(between[vertical, outer_half][edge]))
-        toolbar = bool(flat and np.percentile(near, 25) > 0.7 * typical
+        toolbar = bool(flat and np.median(near) > 0.7 * typical
                        and bare < MARGIN_REACH * typical
                        and (runs[edge] < TOOLBAR_RUNS * np.median(runs)
                             or _other_colour(board, grid, name, cell)))
@@ -1123,9 +1128,7 @@ def _complete(lines: np.ndarray, gray: np.ndarray, grid: Grid) -> Grid:
             x, y = bigger.image_points(np.full(9, u) if u is not None else steps,
                                        np.full(9, v) if v is not None else steps)
             if (x < 1).any() or (y < 1).any() or (x > width - 2).any() or (y > height - 2).any():
-                raise BoardCutOff(f"the board runs off the picture on the {side}: take it "
-                                  "again with the whole board and a margin around it in "
-                                  "the frame")
+                raise BoardCutOff.on(side)
             if max(bigger.lines_x, bigger.lines_y) > MAX_LINES:
                 raise NoBoardFound("no grid of at most 40 lines each way found")
             if side in _loose_sides(lines, gray, bigger):
@@ -1187,8 +1190,7 @@ def _ends_at_picture_edge(lines: np.ndarray, grid: Grid, side: str, room: float,
         return float(np.percentile(found, 75))
 
     if run(outwards) >= 0.5 * max(run(-outwards), 1e-6):
-        raise BoardCutOff(f"the board runs off the picture on the {side}: take it again "
-                          "with the whole board and a margin around it in the frame")
+        raise BoardCutOff.on(side)
     return True
 
 

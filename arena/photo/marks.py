@@ -65,6 +65,12 @@ _CORE = _rays(np.radians([45.0, 135.0, 225.0, 315.0]), 0.08, 0.2)
 #: Most share of a ring's inside that may show strokes: a ring leaves bare board there
 #: (the grain of a photo does not).
 RING_CORE = 0.07
+#: Directions round the centre from the centre out, for a thick ring (Piskvork's wood
+#: skin: a fifth of a cell thick, its hole a quarter of a cell wide), whose stroke the
+#: rays of a ring start in; where its stroke begins (in cells), and how far it runs on
+#: at least.
+_FROM_CENTRE = _rays(np.radians(np.arange(0.0, 360.0, 15.0)), 0.0, 0.42)
+THICK_HOLE, THICK_BODY = (0.05, 0.22), 0.3
 
 
 def mark_strokes(canvas: np.ndarray) -> np.ndarray:
@@ -118,8 +124,18 @@ def read_marks(strokes: np.ndarray, ys: np.ndarray, xs: np.ndarray, level: float
     hub = strong[py + _HUB[0][None], px + _HUB[1][None]].mean(axis=2)[:, 0]
     cross = (arms > CROSS_ARMS) & (inner > CROSS_ARMS) & (hub > CROSS_ARMS) \
         & (between < CROSS_BETWEEN) & (arms - between >= CROSS_STANDS_OUT)
-    ring = (round_cover >= RING_COVER) & (spread <= RING_SPREAD) & (core < RING_CORE) & ~cross \
-        & (layout == "cells")
+    # A thick ring: bare board in its hole, then its stroke, all round, to beyond half
+    # of a stone's radius.
+    out = on[py + _FROM_CENTRE[0][None], px + _FROM_CENTRE[1][None]] > 0
+    hole = np.where(out.any(axis=2), out.argmax(axis=2), out.shape[2]) / CELL
+    body = near[py + _FROM_CENTRE[0][None], px + _FROM_CENTRE[1][None]][
+        :, :, round(THICK_BODY * CELL)] > 0
+    in_hole = (hole >= THICK_HOLE[0]) & (hole <= THICK_HOLE[1])
+    hole_spread = np.subtract(*np.percentile(hole, [75, 25], axis=1))
+    thick = ((in_hole & body).mean(axis=1) >= RING_COVER) & (hole_spread <= RING_SPREAD) \
+        & (hub < CROSS_ARMS)
+    ring = (((round_cover >= RING_COVER) & (spread <= RING_SPREAD) & (core < RING_CORE))
+            | thick) & ~cross & (layout == "cells")
     found = np.full(len(ys), EMPTY, np.int8)
     found[cross] = BLACK
     found[ring] = WHITE

@@ -44,6 +44,7 @@ from arena.photo.stones import (
     lattice_centres,
     point_features,
 )
+from arena.photo.tiles import tiled_grid
 from brain.game.board import MAX_SIZE
 
 __all__ = ["MIN_CONFIDENCE", "Measured", "Reading", "load_image", "measure", "read_board"]
@@ -153,6 +154,7 @@ class Measured:
     features: dict[str, np.ndarray]  # layout -> one row per point, row by row
     marks: dict[str, np.ndarray]  # layout -> each point's cross or ring (arena.photo.marks)
     labels: Layout | None = None  # where coordinates written beside the grid stand
+    tiles: bool = False  # drawn in bevelled tiles (arena.photo.tiles), each a cell
 
 
 def _labelled(lines: np.ndarray, grid: Grid) -> Layout | None:
@@ -399,10 +401,12 @@ def measure(image: np.ndarray) -> Measured:
     work, scale = _working(image)
     gray = cv2.cvtColor(work, cv2.COLOR_BGR2GRAY).astype(np.float32)
     _exposure(gray)
-    grid: Grid | None = None
+    # A board drawn in bevelled tiles has no lines to find (a board with lines is none).
+    grid = tiled_grid(gray)
+    tiled = grid is not None
     failure: NoBoardFound | None = None
     dark_lines = True
-    for dark_lines in (True, False):  # dark lines on a light board, then the reverse
+    for dark_lines in () if tiled else (True, False):  # dark lines on light, the reverse
         try:
             grid = find_grid(gray, dark_lines)
             break
@@ -438,19 +442,21 @@ def measure(image: np.ndarray) -> Measured:
     for layout, (ys, xs) in centres.items():
         features[layout] = point_features(canvas_gray, lines, ys, xs, layout, inside)
         marks[layout] = read_marks(strokes, ys, xs, stroke_level, layout)
-    return Measured(grid, scale, features, marks, _labelled(lines, grid))
+    return Measured(grid, scale, features, marks, _labelled(lines, grid), tiled)
 
 
-def _with_marks(p: np.ndarray, marks: np.ndarray) -> np.ndarray:
+def _with_marks(p: np.ndarray, marks: np.ndarray, tiles: bool) -> np.ndarray:
     """The classifier's probabilities with the crosses and rings found put in: a cross
     is a black stone whatever the classifier saw in it; a ring is a white stone unless
-    the classifier sees a black one (a black stone with a ring drawn on it)."""
+    the classifier sees a black one (a black stone with a ring drawn on it), or
+    whatever it sees on a board of ``tiles`` (Piskvork's wood skin, whose rings are
+    thick and dark blue: only crosses and rings are drawn on it)."""
     p = p.copy()
     doubt = (1 - MARK_CONFIDENCE) / 2
     sure = {colour: np.roll(np.array([MARK_CONFIDENCE, doubt, doubt]), colour)
             for colour in (BLACK, WHITE)}
     p[marks == BLACK] = sure[BLACK]
-    p[(marks == WHITE) & (p.argmax(axis=1) != BLACK)] = sure[WHITE]
+    p[(marks == WHITE) & (tiles | (p.argmax(axis=1) != BLACK))] = sure[WHITE]
     return p
 
 
@@ -468,7 +474,8 @@ EDGE_STONE_ROOM = 0.45
 
 def _layout(probabilities: dict[str, np.ndarray], measured: Measured, width: int,
             height: int) -> Layout:
-    """The layout whose points hold stones. An empty board shows none: it is drawn in
+    """The layout whose points hold stones: the cells of a board drawn in tiles with no
+    lines (each tile a cell). An empty board shows none: it is drawn in
     cells if the picture ends too close to its outer lines for a stone on an edge
     intersection (a screen board drawn in cells often ends at its last line); else where
     its coordinates stand, if it has any; else the layout that gives a usual size (15,
@@ -478,6 +485,8 @@ def _layout(probabilities: dict[str, np.ndarray], measured: Measured, width: int
     rings make half the stones or more that either layout holds, in one layout alone,
     with no more than twice as many rings as the first player's marks and stones there,
     that layout."""
+    if measured.tiles:
+        return "cells"
     grid = measured.grid
     score = {}
     for layout, p in probabilities.items():
@@ -529,7 +538,8 @@ def read_board(image: np.ndarray | str | Path | bytes, layout: Layout | None = N
     measured = measure(picture)
     grid = measured.grid
     model = _model()
-    probabilities = {name: _with_marks(model.probabilities(rows), measured.marks[name])
+    probabilities = {name: _with_marks(model.probabilities(rows), measured.marks[name],
+                                       measured.tiles)
                      for name, rows in measured.features.items()}
     height, width = picture.shape[:2]
     width, height = round(width * measured.scale), round(height * measured.scale)
