@@ -167,6 +167,18 @@ def test_a_small_last_move_dot_on_a_white_stone_is_painted_over() -> None:
     assert reading.problems() == []
 
 
+def test_an_empty_corner_between_black_stones_is_empty() -> None:
+    """A 10x10 screen board (seed 16,000,014) whose top-right corner point is empty, a
+    black stone on each of its two neighbours: they cover most of the board the point's
+    ring reaches, the ring's median was theirs, and against it the point looked like a
+    white stone (0.79, in doubt)."""
+    sample = make_sample(16_000_014, "screen")
+    reading = read_board(sample.image)
+    assert sample.position.stones[0, 9] == 0 and sample.position.stones[0, 8] == BLACK
+    assert reading.position.stones.tolist() == sample.position.stones.tolist()
+    assert reading.position.confidence[0, 9] > 0.9
+
+
 @pytest.mark.parametrize("seed", [16_000_069, 16_000_005])
 def test_dark_red_lines_on_striped_pink_paper_are_no_marks(seed: int) -> None:
     """Pink paper with fine stripes and dark red lines (photos 16,000,069, 15x10 with 3

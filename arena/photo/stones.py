@@ -31,6 +31,10 @@ FEATURES = ("centre", "centre_dark", "centre_bright", "body", "body_spread", "cr
             "centre_vs_ring_light")
 #: Side of the brightness patch of a point, in samples (a cell's width).
 PATCH = 8
+#: Where the lighter part of a point's ring is brighter than its median by more than
+#: this (log ratio; shadows and uneven light stay well under it), stones cover most of
+#: the ring.
+COVERED_RING = 1.0
 WEIGHTS = Path(__file__).resolve().parent / "stones.npz"
 
 
@@ -111,6 +115,10 @@ def point_features(gray: np.ndarray, lines: np.ndarray, ys: np.ndarray, xs: np.n
     # an edge has only the inner half of its ring on the board, where a neighbouring
     # black stone takes much of what is left and darkens the median).
     light = np.maximum(np.where(np.isfinite(light), light, background), floor)
+    # Where dark stones cover most of the ring (an edge or corner point between black
+    # stones), its median is theirs, and an empty point there looked like a white
+    # stone: the board beside the point is the ring's lighter part then.
+    background = np.where(np.log(light / background) > COVERED_RING, light, background)
     cross = take(lm, _CROSS).mean(axis=1)
     line_level = max(float(np.percentile(lm, 97)), 2.0)
     outline_values = take(lm, _OUTLINE[:2])
