@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -26,7 +27,7 @@ from arena.photo.errors import (
     UncertainStones,
     UnreadableImage,
 )
-from arena.photo.fit import Points, collect, collect_folder, train
+from arena.photo.fit import Points, collect, collect_folder, measuring_code, train
 from arena.photo.fit import main as fit_main
 from arena.photo.position import BLACK, WHITE, Position, count_problem
 from arena.photo.read import read_board
@@ -392,6 +393,23 @@ def test_fitting_points_are_measured_alike_by_several_processes(tmp_path: Path) 
     assert np.array_equal(fewer.features, first.features)
     assert fewer.measured == {"photo": 1, "scan": 0, "screen": 0}
     assert set(fewer.seeds.tolist()) == {2_000_000} and set(fewer.kinds.tolist()) == {0}
+
+
+def test_a_cache_measured_by_other_code_is_measured_again(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A fit's cache of points keeps the fingerprint of the code that measured them; one
+    measured by other code (here: other features under another fingerprint) is
+    measured again, said so, and saved anew, never fitted on as it was."""
+    cache, weights = tmp_path / "points.npz", tmp_path / "stones.npz"
+    fresh = collect({"scan": 1, "screen": 1})
+    assert fresh.code == measuring_code()
+    replace(fresh, features=fresh.features + 1, code="other").save(cache)
+    assert fit_main(["--pictures", "1", "--photos", "0", "--hidden", "4", "--cache",
+                     str(cache), "--out", str(weights)]) == 0
+    assert "measured by other code" in capsys.readouterr().err
+    again = Points.load(cache)
+    assert again.code == fresh.code and np.array_equal(again.features, fresh.features)
+    assert StoneModel.load(weights).w1.shape == (fresh.features.shape[1], 4)
 
 
 def test_an_average_of_fitted_networks_gives_the_mean_of_their_logits(tmp_path: Path

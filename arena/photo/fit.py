@@ -27,6 +27,7 @@ times (a few renders beside hundreds of generated pictures).
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import multiprocessing
 import sys
@@ -43,7 +44,8 @@ from arena.photo.read import load_image, measure
 from arena.photo.stones import WEIGHTS, StoneModel
 from arena.photo.synth import KINDS, Kind, make_sample
 
-__all__ = ["Points", "collect", "collect_folder", "folder_pictures", "main", "train"]
+__all__ = ["Points", "collect", "collect_folder", "folder_pictures", "main", "measuring_code",
+           "train"]
 
 #: First seed of the training pictures.
 TRAINING_SEED = 1_000_000
@@ -73,17 +75,33 @@ def _measured_sample(job: tuple[int, Kind]) -> tuple[list[np.ndarray], list[np.n
     return _labelled(sample.image, sample.position.stones, sample.position.layout)
 
 
+#: The modules whose code draws and measures the pictures: points measured by other code
+#: than theirs are measured again rather than fitted on (a changed measurement of some
+#: points would be fitted on as it was).
+MEASURING = ("synth", "grid", "tiles", "marks", "stones", "read")
+
+
+def measuring_code() -> str:
+    """A fingerprint of the code of :data:`MEASURING`."""
+    digest = hashlib.sha256()
+    for name in MEASURING:
+        digest.update((Path(__file__).resolve().parent / f"{name}.py").read_bytes())
+    return digest.hexdigest()[:16]
+
+
 @dataclass(frozen=True)
 class Points:
     """Measured points with their labels (0 empty, 1 black, 2 white), the picture each
-    comes from (its kind's index in :data:`KINDS` and its seed), and how many pictures
-    of each kind were measured (those whose grid was not found as drawn gave none)."""
+    comes from (its kind's index in :data:`KINDS` and its seed), how many pictures of
+    each kind were measured (those whose grid was not found as drawn gave none), and
+    the fingerprint of the code that measured them (:func:`measuring_code`)."""
 
     features: np.ndarray
     labels: np.ndarray
     kinds: np.ndarray
     seeds: np.ndarray
     measured: dict[Kind, int]
+    code: str
 
     def of(self, counts: Mapping[Kind, int], first_seed: int = TRAINING_SEED) -> Points:
         """The points of the first ``counts[kind]`` pictures of each kind."""
@@ -92,17 +110,22 @@ class Points:
             keep |= (self.kinds == index) & (self.seeds < first_seed + counts.get(kind, 0))
         return Points(self.features[keep], self.labels[keep], self.kinds[keep],
                       self.seeds[keep], {kind: min(self.measured.get(kind, 0),
-                                                   counts.get(kind, 0)) for kind in KINDS})
+                                                   counts.get(kind, 0)) for kind in KINDS},
+                      self.code)
 
     def save(self, path: Path) -> None:
         np.savez(path, features=self.features, labels=self.labels, kinds=self.kinds,
-                 seeds=self.seeds, measured=[self.measured.get(kind, 0) for kind in KINDS])
+                 seeds=self.seeds, measured=[self.measured.get(kind, 0) for kind in KINDS],
+                 code=self.code)
 
     @classmethod
     def load(cls, path: Path) -> Points:
+        """The points saved in ``path`` (a cache saved before fingerprints were kept
+        has the empty one, which no code has)."""
         with np.load(path) as data:
             return cls(data["features"], data["labels"], data["kinds"], data["seeds"],
-                       dict(zip(KINDS, data["measured"].tolist(), strict=True)))
+                       dict(zip(KINDS, data["measured"].tolist(), strict=True)),
+                       str(data["code"]) if "code" in data else "")
 
 
 def collect(counts: Mapping[Kind, int], first_seed: int = TRAINING_SEED, jobs: int = 1
@@ -123,7 +146,7 @@ def collect(counts: Mapping[Kind, int], first_seed: int = TRAINING_SEED, jobs: i
                                  ).astype(np.int64),
                   np.repeat([KINDS.index(kind) for _, kind in work], sizes).astype(np.int8),
                   np.repeat([seed for seed, _ in work], sizes).astype(np.int64),
-                  {kind: counts.get(kind, 0) for kind in KINDS})
+                  {kind: counts.get(kind, 0) for kind in KINDS}, measuring_code())
 
 
 def folder_pictures(folder: Path) -> Iterator[tuple[Path, dict]]:
@@ -219,7 +242,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--cache", type=Path,
                         help="keep the measured points in this .npz file and reuse them "
                              "when it exists (to fit again quickly); a cache of more "
-                             "pictures serves a fit on fewer")
+                             "pictures serves a fit on fewer, one measured by other code "
+                             "of the reader is measured again")
     parser.add_argument("--folder", action="append", type=Path, default=[],
                         help="also fit on the pictures of this folder, each with its "
                              "position in NAME.json (Blender renders of "
@@ -247,6 +271,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     counts["photo"] = args.photos
     started = time.perf_counter()
     points = Points.load(args.cache) if args.cache and args.cache.exists() else None
+    if points is not None and points.code != measuring_code():
+        print(f"{args.cache} was measured by other code of the reader than this: measuring "
+              "them all again", file=sys.stderr)
+        points = None
     if points is None or any(points.measured[kind] < counts[kind] for kind in KINDS):
         if points is not None:
             print(f"{args.cache} holds fewer pictures ({points.measured}) than asked: "

@@ -325,7 +325,7 @@ def _runs(positions: np.ndarray, strengths: np.ndarray, min_gap: float
 
 
 def lattice_run(profile: np.ndarray, min_gap: float
-             ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """The grid lines' positions in a projection: the longest even run of the clear
     peaks, carried on at both ends through faint ones (lines that stones hide for most
     of their length); the faint peaks themselves and the heights of the run's peaks
