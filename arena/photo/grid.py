@@ -628,13 +628,14 @@ class _Judged(NamedTuple):
     untrimmed: _Untrimmed  # the lattice before the rectified trim, whether it cut each family
 
 
-def find_grid(gray: np.ndarray, dark_lines: bool = True, seed: int = 0) -> Grid:
-    """The grid of a board in ``gray`` (float32, 0-255, the working resolution).
+def find_grid(gray: np.ndarray, lines: np.ndarray, dark_lines: bool = True, seed: int = 0
+              ) -> Grid:
+    """The grid of a board in ``gray`` (float32, 0-255, the working resolution), whose
+    line map (:func:`line_map`) of ``dark_lines`` is ``lines``.
 
     :raises NoBoardFound: no two families of at least 5 evenly spaced lines.
     :raises BoardCutOff: the grid runs off the picture.
     """
-    lines = line_map(gray, dark_lines)
     segments = _segments(lines)
     if len(segments) < 2 * MIN_LINES:
         raise NoBoardFound("no grid lines in the picture", stage=0)

@@ -128,8 +128,9 @@ def read_marks(strokes: np.ndarray, ys: np.ndarray, xs: np.ndarray, level: float
     # of a stone's radius.
     out = on[py + _FROM_CENTRE[0][None], px + _FROM_CENTRE[1][None]] > 0
     hole = np.where(out.any(axis=2), out.argmax(axis=2), out.shape[2]) / CELL
-    body = near[py + _FROM_CENTRE[0][None], px + _FROM_CENTRE[1][None]][
-        :, :, round(THICK_BODY * CELL)] > 0
+    reach = round(THICK_BODY * CELL)
+    body = near[py[:, :, 0] + _FROM_CENTRE[0][None, :, reach],
+                px[:, :, 0] + _FROM_CENTRE[1][None, :, reach]] > 0
     in_hole = (hole >= THICK_HOLE[0]) & (hole <= THICK_HOLE[1])
     hole_spread = np.subtract(*np.percentile(hole, [75, 25], axis=1))
     thick = ((in_hole & body).mean(axis=1) >= RING_COVER) & (hole_spread <= RING_SPREAD) \

@@ -26,7 +26,7 @@ from arena.photo.errors import (
     UncertainStones,
     UnreadableImage,
 )
-from arena.photo.grid import Grid, check_margin, find_grid, sides_out
+from arena.photo.grid import Grid, check_margin, find_grid, line_map, sides_out
 from arena.photo.marks import MARK_CONFIDENCE, mark_strokes, read_marks
 from arena.photo.position import (
     BLACK,
@@ -401,14 +401,15 @@ def measure(image: np.ndarray) -> Measured:
     work, scale = _working(image)
     gray = cv2.cvtColor(work, cv2.COLOR_BGR2GRAY).astype(np.float32)
     _exposure(gray)
+    line_maps = {dark: line_map(gray, dark) for dark in (True, False)}
     # A board drawn in bevelled tiles has no lines to find (a board with lines is none).
-    grid = tiled_grid(gray)
+    grid = tiled_grid(gray, line_maps[True], line_maps[False])
     tiled = grid is not None
     failure: NoBoardFound | None = None
     dark_lines = True
     for dark_lines in () if tiled else (True, False):  # dark lines on light, the reverse
         try:
-            grid = find_grid(gray, dark_lines)
+            grid = find_grid(gray, line_maps[dark_lines], dark_lines)
             break
         except NoBoardFound as exc:
             if failure is None or exc.stage > failure.stage:

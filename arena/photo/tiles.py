@@ -24,7 +24,6 @@ from arena.photo.grid import (
     RUN_TOLERANCE,
     Grid,
     lattice_run,
-    line_map,
     profile_peaks,
     strokes_along,
 )
@@ -159,13 +158,13 @@ def _bare_corners(dark: np.ndarray, columns: _Row, rows: _Row) -> bool:
     return corners < BARE_CORNERS * sides
 
 
-def tiled_grid(gray: np.ndarray) -> Grid | None:
+def tiled_grid(gray: np.ndarray, dark: np.ndarray, light: np.ndarray) -> Grid | None:
     """The grid of a board drawn in bevelled tiles in ``gray`` (float32, 0-255, the
-    working resolution), lines at the tiles' edges; None where no such board shows.
+    working resolution), whose dark and light line maps (:func:`line_map`) are ``dark``
+    and ``light``: lines at the tiles' edges; None where no such board shows.
 
     :raises BoardCutOff: the tiles run off the picture.
     """
-    dark, light = line_map(gray, True), line_map(gray, False)
     min_gap = max(gray.shape) / 60
     found = []
     for vertical in (True, False):
