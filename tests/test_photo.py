@@ -315,6 +315,22 @@ def test_a_board_cut_off_is_refused() -> None:
         read_board(image[height // 3:, :])
 
 
+def test_a_corner_cut_off_half_a_cell_past_its_lines_is_refused() -> None:
+    """A picture of a board's corner (a diagram cropped from a Go program's window)
+    that ends half a cell past a line on two sides, its lines running on to the
+    picture's edge there, is no small board: the other two sides show the board's edge,
+    where the lines stop, so it is no board drawn in tiles either (whose lines run half
+    a cell past the outer line on every side)."""
+    sample = make_sample(0, "screen")
+    whole = read_board(sample.image)
+    assert whole.position.layout == "points"
+    rows = whole.position.stones.shape[0]
+    left = round(whole.points[0, 5, 0] - 0.5 * whole.cell)
+    bottom = round(whole.points[rows - 6, 0, 1] + 0.5 * whole.cell)
+    with pytest.raises(BoardCutOff, match="runs off the picture on the left"):
+        read_board(sample.image[:bottom, left:])
+
+
 def test_dark_and_blurred_pictures_are_refused() -> None:
     image = make_sample(0, "photo").image
     with pytest.raises(PoorImage, match="too dark"):

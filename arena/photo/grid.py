@@ -1112,12 +1112,16 @@ def _complete(lines: np.ndarray, gray: np.ndarray, grid: Grid) -> Grid:
         extended = False
         beyond = _beyond(lines, grid)
         rooms = {side: _edge_distance(grid, side, width, height) for side in beyond}
+        # A side whose lines stop at its outer line before a margin the picture shows
+        # whole is the edge of a board drawn with lines, not tiles (a corner of a Go
+        # board cut off half a cell past two of its lines passed for tiles).
+        edged = any(seen >= 1.0 and ratio < PLAIN_EDGE and not tiles
+                    for ratio, seen, tiles in beyond.values())
         for side, (ratio, seen, tiles) in beyond.items():
             # A board drawn in tiles shows it on another side: its lines stop half a
             # cell past the outer line there, or the picture ends there too.
-            tiled = any(other != side and (beyond[other][2]
-                                           or abs(rooms[other] - 0.5) <= TILE_EDGE)
-                        for other in beyond)
+            tiled = any(other != side and (beyond[other][2] or (
+                not edged and abs(rooms[other] - 0.5) <= TILE_EDGE)) for other in beyond)
             if _ends_at_picture_edge(lines, grid, side, rooms[side], tiled):
                 continue
             if seen < 0.5 or ratio < 0.5 or tiles:
@@ -1199,6 +1203,8 @@ def _ends_at_picture_edge(lines: np.ndarray, grid: Grid, side: str, room: float,
 #: a board cut off from one that ends there; a board drawn in tiles ends half a cell
 #: past its outer line, give or take this many cells.
 EDGE_SEEN, TILE_EDGE = 0.12, 0.05
+#: Below this share of their strength inside the grid, lines stop at the outer line.
+PLAIN_EDGE = 0.25
 
 
 #: Share of inner crossings with some but not all four arms: below the first, a lattice
