@@ -8,7 +8,9 @@ folders of pictures, each ``NAME.png`` or ``NAME.jpg`` with its position in
 ``NAME.json``: ``web``, screenshots of the project's web board written by
 ``bench/web_screenshots.py``; ``render``, wooden boards rendered in 3D by Blender
 (``bench/blender_boards.py``); ``piskvork``, screenshots of Piskvork, the Gomocup
-manager (``bench/piskvork_screenshots.py``).
+manager (``bench/piskvork_screenshots.py``); ``real``, photographs of real boards, and
+``programs``, screenshots of other programs' boards, whose positions were labelled by
+hand (``bench/suites/photo-real/``, which says where the pictures come from).
 
 How pictures count: a refused picture (the reader raised a ``PhotoError``) or one read
 with another grid than drawn counts all its points wrong and all its stones lost
@@ -105,7 +107,8 @@ class Tally:
 
 
 #: The sets read from a folder of pictures, and the option that names the folder.
-FOLDER_SETS = {"web": "web", "render": "renders", "piskvork": "piskvork"}
+FOLDER_SETS = {"web": "web", "render": "renders", "piskvork": "piskvork", "real": "real",
+               "programs": "programs"}
 
 HEADER = ("| set | pictures | points right | stones found | on grids read | stones invented | "
           "boards exact | exact, none in doubt | in doubt | refused | wrong size | s/picture |\n"
@@ -132,6 +135,9 @@ def main() -> int:
     parser.add_argument("--web", type=Path, help="folder of web board screenshots")
     parser.add_argument("--renders", type=Path, help="folder of Blender renders")
     parser.add_argument("--piskvork", type=Path, help="folder of Piskvork screenshots")
+    parser.add_argument("--real", type=Path, help="folder of photographs of real boards")
+    parser.add_argument("--programs", type=Path,
+                        help="folder of screenshots of other programs' boards")
     parser.add_argument("--failures", action="store_true", help="list the misread pictures")
     args = parser.parse_args()
     print(HEADER)

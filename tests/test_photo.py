@@ -255,6 +255,57 @@ def _paper_marks(stones: np.ndarray, cell: int = 40, pad: int = 60) -> np.ndarra
     return board
 
 
+def _go_diagram(stones: np.ndarray, cell: int = 24, pad: int = 30) -> np.ndarray:
+    """A Go program's diagram: black lines on a wooden colour, stones on the
+    intersections, every white stone marked as such programs mark them (a move number,
+    a triangle or a square in black) and every black stone numbered or ringed in
+    white."""
+    rows, columns = stones.shape
+    board = np.full((rows * cell + 2 * pad, columns * cell + 2 * pad, 3), (110, 190, 225),
+                    np.uint8)
+    for k in range(columns):
+        x = pad + k * cell
+        cv2.line(board, (x, pad), (x, pad + (rows - 1) * cell), (0, 0, 0), 1)
+    for k in range(rows):
+        y = pad + k * cell
+        cv2.line(board, (pad, y), (pad + (columns - 1) * cell, y), (0, 0, 0), 1)
+    radius = round(0.47 * cell)
+    for number, (y, x) in enumerate(np.argwhere(stones), start=1):
+        cx, cy = pad + x * cell, pad + y * cell
+        colour, ink = ((20, 20, 20), (255, 255, 255)) if stones[y, x] == BLACK else \
+            ((250, 250, 250), (0, 0, 0))
+        cv2.circle(board, (cx, cy), radius, colour, -1, cv2.LINE_AA)
+        cv2.circle(board, (cx, cy), radius, (0, 0, 0), 1, cv2.LINE_AA)
+        mark = number % 3
+        if mark == 0:
+            cv2.putText(board, str(number % 100), (cx - 6, cy + 4), cv2.FONT_HERSHEY_SIMPLEX,
+                        0.33, ink, 1, cv2.LINE_AA)
+        elif mark == 1 and stones[y, x] == WHITE:
+            corners = np.array([(cx, cy - 6), (cx - 6, cy + 5), (cx + 6, cy + 5)], np.int32)
+            cv2.polylines(board, [corners], True, ink, 1, cv2.LINE_AA)
+        elif mark == 1:
+            cv2.circle(board, (cx, cy), round(0.25 * cell), ink, 2, cv2.LINE_AA)
+        else:
+            cv2.rectangle(board, (cx - 3, cy - 3), (cx + 3, cy + 3), ink, -1)
+    return board
+
+
+def test_marks_on_a_screen_boards_stones_are_read_as_the_stones() -> None:
+    """Go programs mark stones with move numbers, triangles, squares and rings: a black
+    mark on a white stone hid its face (read as an empty point whose lines cross), a
+    white ring on a black stone made it white. The marks are painted over in the
+    face's colour before the stones are read; the letters on empty points stay empty."""
+    rng = np.random.default_rng(45)
+    stones = random_position(rng, 19, 19)
+    picture = _go_diagram(stones)
+    for letter, (y, x) in zip("ABC", np.argwhere(stones == 0)[::40], strict=False):
+        cv2.putText(picture, letter, (30 + x * 24 - 5, 30 + y * 24 + 5),
+                    cv2.FONT_HERSHEY_SIMPLEX, 0.4, (0, 0, 0), 1, cv2.LINE_AA)
+    reading = read_board(picture)
+    assert reading.position.layout == "points"
+    assert reading.position.stones.tolist() == stones.tolist()
+
+
 @pytest.mark.parametrize(("seed", "kind"), [(1, "scan"), (2, "scan"), (3, "photo"), (4, "photo")])
 def test_crosses_and_rings_are_read_as_black_and_white(seed: int, kind: str) -> None:
     """Gomoku on paper: crosses are the first player's stones (black), rings the

@@ -34,7 +34,7 @@ import numpy as np
 
 from arena.photo.errors import BoardCutOff, NoBoardFound
 
-__all__ = ["MIN_LINES", "Grid", "check_margin", "find_grid", "lattice_run", "line_map",
+__all__ = ["MIN_LINES", "Grid", "check_margin", "find_grid", "flat_grid", "lattice_run", "line_map",
            "profile_peaks", "sides_out", "strokes_along"]
 
 #: A Gomoku board needs at least 5 lines each way.
@@ -792,7 +792,7 @@ def _beyond(lines: np.ndarray, grid: Grid) -> dict[str, tuple[float, float, bool
     the tile's edge, half a cell, and no further."""
     cell = 16
     canvas = grid.warp(lines, cell, margin=1.0, outside=-1.0)
-    flat = _flat(grid)
+    flat = flat_grid(grid)
     rows = [round((j + 1) * cell) for j in range(grid.lines_y)]
     cols = [round((i + 1) * cell) for i in range(grid.lines_x)]
 
@@ -851,7 +851,7 @@ def _half_way(near: np.ndarray, far: np.ndarray, reaching: np.ndarray, strength:
     """Whether crossing lines run on as on a board drawn in tiles (Piskvork): each to
     its tile's edge, through the ``near`` half of a cell and not the ``far`` one (their
     responses per crossing line), against the ``strength`` of lines inside the grid.
-    On a ``flat`` picture (:func:`_flat`, a screenshot) only the lines that reach the
+    On a ``flat`` picture (:func:`flat_grid`, a screenshot) only the lines that reach the
     outer line (``reaching``: their responses in the half cell inside it) are asked to
     run on: a stone on the outer line hides a line on both sides of it. (On a photo,
     where the fit leaves an outer line a little off, that let a board's margin pass
@@ -863,7 +863,7 @@ def _half_way(near: np.ndarray, far: np.ndarray, reaching: np.ndarray, strength:
                 and np.percentile(far, 75) < MARGIN_REACH * strength)
 
 
-def _flat(grid: Grid) -> bool:
+def flat_grid(grid: Grid) -> bool:
     """Whether the grid lies flat and square in the picture, every cell the same size
     and its lines along the picture's axes, as on a screenshot (not a photo or a
     scan)."""
@@ -937,7 +937,7 @@ def _loose_sides(lines: np.ndarray, gray: np.ndarray, grid: Grid) -> list[str]:
     cell = 16
     canvas = grid.warp(lines, cell, margin=1.0)
     board = grid.warp(gray, cell, margin=1.0)
-    flat = _flat(grid)
+    flat = flat_grid(grid)
     first, second = (0.05, 0.45), (0.55, 0.95)  # the halves of a band
     counts = {True: (grid.lines_x, grid.lines_y), False: (grid.lines_y, grid.lines_x)}
     reach = {(vertical, span): _band_reach(canvas, *counts[vertical], vertical, cell, span)

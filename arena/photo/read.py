@@ -26,7 +26,7 @@ from arena.photo.errors import (
     UncertainStones,
     UnreadableImage,
 )
-from arena.photo.grid import Grid, check_margin, find_grid, line_map, sides_out
+from arena.photo.grid import Grid, check_margin, find_grid, flat_grid, line_map, sides_out
 from arena.photo.marks import MARK_CONFIDENCE, mark_strokes, read_marks
 from arena.photo.position import (
     BLACK,
@@ -390,6 +390,44 @@ def _without_centre_rings(gray: np.ndarray, ys: np.ndarray, xs: np.ndarray) -> n
     return out
 
 
+#: A mark drawn on a stone's face (a move number, a triangle, a square, a ring) lies
+#: within the first radius (cells); the face around it, from there to the second, is
+#: the stone's (its outline lies beyond).
+GLYPH, GLYPH_FACE = disc_offsets(0.0, 0.30), disc_offsets(0.30, 0.40)
+#: The share of that band at least as far from the board as a dot from a face, on one
+#: side, that makes it a stone's face (a small stone's edge in it leaves it half board).
+GLYPH_FACE_SHARE = 0.5
+GLYPH_BOARD_SHARE = 0.25
+GLYPH_INSIDE = 0.3
+
+
+def _without_glyphs(gray: np.ndarray, ys: np.ndarray, xs: np.ndarray) -> np.ndarray:
+    """``gray`` (the canvas of a screenshot, float32) with the marks painted over that a
+    screen draws on the faces of stones at the centres ``(ys, xs)``, in the face's
+    colour: a dark number, triangle or square on a white stone made it an empty point
+    with lines crossing at its centre, and a white ring on a black stone made it white.
+    A face is the band around the mark, most of it as far in colour from the board (the
+    median of every point's band, most of them bare) as a dot from a face, lighter or
+    darker; the mark, pixels within it as far beyond the band's own range. An empty
+    point's band is the board's colour crossed by lines, so nothing changes there."""
+    out = gray.copy()
+    face = _around(gray, ys, xs, GLYPH_FACE)
+    colour = np.median(face, axis=1)
+    low, high = np.percentile(face, 10, axis=1), np.percentile(face, 90, axis=1)
+    board = float(np.median(colour))
+    side = np.sign(colour - board)  # a light face or a dark one
+    stone = (((side[:, None] * (face - board) >= DOT_CONTRAST).mean(axis=1) >= GLYPH_FACE_SHARE)
+             & ((np.abs(face - board) < DOT_CONTRAST / 2).mean(axis=1) < GLYPH_BOARD_SHARE))
+    inner = _around(gray, ys, xs, GLYPH)
+    # The face shows around the mark, inside too: the inside of an ink circle is paper.
+    stone &= (side[:, None] * (inner - board) >= DOT_CONTRAST).mean(axis=1) >= GLYPH_INSIDE
+    marked = stone & ((np.percentile(inner, 5, axis=1) < low - DOT_CONTRAST)
+                      | (np.percentile(inner, 95, axis=1) > high + DOT_CONTRAST))
+    for k in np.nonzero(marked)[0]:
+        _paint(out, ys[k] + GLYPH[0], xs[k] + GLYPH[1], colour[k])
+    return out
+
+
 def measure(image: np.ndarray) -> Measured:
     """Find the grid of ``image`` (BGR) and measure the points of both layouts.
 
@@ -430,8 +468,13 @@ def measure(image: np.ndarray) -> Measured:
         canvas_gray = _without_centre_rings(_without_centre_marks(canvas_gray, canvas, ys, xs),
                                             ys, xs)
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7))
-    lines = cv2.morphologyEx(canvas_gray, cv2.MORPH_BLACKHAT if dark_lines else
-                             cv2.MORPH_TOPHAT, kernel)
+
+    def strokes_of(gray: np.ndarray) -> np.ndarray:
+        return cv2.morphologyEx(gray, cv2.MORPH_BLACKHAT if dark_lines else cv2.MORPH_TOPHAT,
+                                kernel)
+
+    lines = strokes_of(canvas_gray)
+    flat = flat_grid(grid)
     # The board: the grid and a sixth of a cell beyond (a wider margin may be the table).
     inside = np.zeros(canvas_gray.shape, bool)
     reach = int(CELL * 5 / 6)
@@ -441,7 +484,13 @@ def measure(image: np.ndarray) -> Measured:
     stroke_level = max(float(np.percentile(strokes[inside], 97)), 2.0)
     features, marks = {}, {}
     for layout, (ys, xs) in centres.items():
-        features[layout] = point_features(canvas_gray, lines, ys, xs, layout, inside)
+        gray, layout_lines = canvas_gray, lines
+        if flat:
+            # Marks on a screen's stones are painted over where this layout's stones
+            # stand only: where the other's stand, the paint would cut into them.
+            gray = _without_glyphs(canvas_gray, ys, xs)
+            layout_lines = strokes_of(gray)
+        features[layout] = point_features(gray, layout_lines, ys, xs, layout, inside)
         marks[layout] = read_marks(strokes, ys, xs, stroke_level, layout)
     return Measured(grid, scale, features, marks, _labelled(lines, grid), tiled)
 
