@@ -394,11 +394,12 @@ def _without_centre_rings(gray: np.ndarray, ys: np.ndarray, xs: np.ndarray) -> n
 #: within the first radius (cells); the face around it, from there to the second, is
 #: the stone's (its outline lies beyond).
 GLYPH, GLYPH_FACE = disc_offsets(0.0, 0.30), disc_offsets(0.30, 0.40)
-#: The share of that band at least as far from the board as a dot from a face, on one
-#: side, that makes it a stone's face (a small stone's edge in it leaves it half board).
-GLYPH_FACE_SHARE = 0.5
-GLYPH_BOARD_SHARE = 0.25
-GLYPH_INSIDE = 0.3
+#: A stone's face: at least the first share of that band as far from the board as a
+#: dot from a face, on one side, and less than the second share of the board's colour
+#: (the edge of a stone smaller than the band leaves it half board, half stone); and at
+#: least the third share of the disc within as far from the board on that side (the
+#: inside of an ink circle is paper).
+GLYPH_FACE_SHARE, GLYPH_BOARD_SHARE, GLYPH_INSIDE = 0.5, 0.25, 0.3
 
 
 def _without_glyphs(gray: np.ndarray, ys: np.ndarray, xs: np.ndarray) -> np.ndarray:
@@ -419,7 +420,6 @@ def _without_glyphs(gray: np.ndarray, ys: np.ndarray, xs: np.ndarray) -> np.ndar
     stone = (((side[:, None] * (face - board) >= DOT_CONTRAST).mean(axis=1) >= GLYPH_FACE_SHARE)
              & ((np.abs(face - board) < DOT_CONTRAST / 2).mean(axis=1) < GLYPH_BOARD_SHARE))
     inner = _around(gray, ys, xs, GLYPH)
-    # The face shows around the mark, inside too: the inside of an ink circle is paper.
     stone &= (side[:, None] * (inner - board) >= DOT_CONTRAST).mean(axis=1) >= GLYPH_INSIDE
     marked = stone & ((np.percentile(inner, 5, axis=1) < low - DOT_CONTRAST)
                       | (np.percentile(inner, 95, axis=1) > high + DOT_CONTRAST))
