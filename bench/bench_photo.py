@@ -10,7 +10,9 @@ folders of pictures, each ``NAME.png`` or ``NAME.jpg`` with its position in
 (``bench/blender_boards.py``); ``piskvork``, screenshots of Piskvork, the Gomocup
 manager (``bench/piskvork_screenshots.py``); ``real``, photographs of real boards, and
 ``programs``, screenshots of other programs' boards, whose positions were labelled by
-hand (``bench/suites/photo-real/``, which says where the pictures come from).
+hand, and ``games``, photographs of finished Go games labelled by their records
+(``bench/suites/photo-real/`` and ``bench/photo_real.py`` say where the pictures come
+from).
 
 How pictures count: a refused picture (the reader raised a ``PhotoError``) or one read
 with another grid than drawn counts all its points wrong and all its stones lost
@@ -108,7 +110,7 @@ class Tally:
 
 #: The sets read from a folder of pictures, and the option that names the folder.
 FOLDER_SETS = {"web": "web", "render": "renders", "piskvork": "piskvork", "real": "real",
-               "programs": "programs"}
+               "programs": "programs", "games": "games"}
 
 HEADER = ("| set | pictures | points right | stones found | on grids read | stones invented | "
           "boards exact | exact, none in doubt | in doubt | refused | wrong size | s/picture |\n"
@@ -138,6 +140,8 @@ def main() -> int:
     parser.add_argument("--real", type=Path, help="folder of photographs of real boards")
     parser.add_argument("--programs", type=Path,
                         help="folder of screenshots of other programs' boards")
+    parser.add_argument("--games", type=Path,
+                        help="folder of photographs of finished games (bench/photo_real.py)")
     parser.add_argument("--failures", action="store_true", help="list the misread pictures")
     args = parser.parse_args()
     print(HEADER)

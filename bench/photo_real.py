@@ -1,48 +1,140 @@
-"""Put the hand-labelled pictures of ``bench/suites/photo-real/`` together with their
-positions, for ``bench/bench_photo.py --real`` and ``--programs``.
+"""Put the labelled pictures of ``bench/suites/photo-real/`` together with their
+positions, for ``bench/bench_photo.py --real``, ``--programs`` and ``--games``.
 
-The pictures are not in this repository: they are the public repository
-skolchin/gbr's ``img/`` (commit 056e914), a Go board recognition project's samples.
-Each position file names its picture (``source``); this copies that picture from a
-clone of gbr next to a copy of the position, one folder a set.
+The pictures are not in this repository. ``real`` and ``programs`` are the public
+repository skolchin/gbr's ``img/`` (commit 056e914), a Go board recognition project's
+samples, labelled by hand: each position file names its picture (``source``), which is
+copied from a clone of gbr next to a copy of the position. ``games`` are photographs of
+finished Go games from romangoempire/goban-watcher (commit d1f072d), each beside its
+game's record there (``games.json`` lists them): the position is the record's last,
+replayed here with Go's captures.
 
     git clone https://github.com/skolchin/gbr /tmp/gbr-src && git -C /tmp/gbr-src checkout 056e914
-    python bench/photo_real.py --gbr /tmp/gbr-src --out /tmp/photo-real
+    git clone https://github.com/romangoempire/goban-watcher /tmp/gw-src \\
+        && git -C /tmp/gw-src checkout d1f072d
+    python bench/photo_real.py --gbr /tmp/gbr-src --goban-watcher /tmp/gw-src --out /tmp/photo-real
     PYTHONPATH=. python bench/bench_photo.py --real /tmp/photo-real/real \\
-        --programs /tmp/photo-real/programs --sets real programs --failures
+        --programs /tmp/photo-real/programs --games /tmp/photo-real/games \\
+        --sets real programs games --failures
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import shutil
 import sys
 from pathlib import Path
 
+import numpy as np
+
 LABELS = Path(__file__).resolve().parent / "suites" / "photo-real"
+BLACK, WHITE = 1, 2
+
+
+def _group(board: np.ndarray, x: int, y: int) -> tuple[list[tuple[int, int]], bool]:
+    """The points of the chain of stones through (x, y), and whether it has a liberty."""
+    colour, size = board[y, x], board.shape[0]
+    chain, todo, free = {(x, y)}, [(x, y)], False
+    while todo:
+        cx, cy = todo.pop()
+        for nx, ny in ((cx + 1, cy), (cx - 1, cy), (cx, cy + 1), (cx, cy - 1)):
+            if 0 <= nx < size and 0 <= ny < size:
+                if board[ny, nx] == 0:
+                    free = True
+                elif board[ny, nx] == colour and (nx, ny) not in chain:
+                    chain.add((nx, ny))
+                    todo.append((nx, ny))
+    return list(chain), free
+
+
+def final_position(record: str) -> np.ndarray:
+    """The last position of a Go game record (SGF moves ``;B[xy]``/``;W[xy]``, x the
+    column from the left, y the row from the top), captures taken, as ``stones[y][x]``
+    (0 empty, 1 black, 2 white).
+
+    :raises ValueError: the record has no board size or no move.
+    """
+    size = re.search(r"SZ\[(\d+)\]", record)
+    moves = re.findall(r";\s*([BW])\[([a-z]{0,2})\]", record)
+    if size is None or not moves:
+        raise ValueError("not a Go game record: no SZ[] or no move")
+    board = np.zeros((int(size.group(1)),) * 2, np.int8)
+    for player, point in moves:
+        if len(point) != 2 or point == "tt":  # a pass
+            continue
+        x, y = ord(point[0]) - ord("a"), ord(point[1]) - ord("a")
+        colour = BLACK if player == "B" else WHITE
+        board[y, x] = colour
+        for nx, ny in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)):
+            if 0 <= nx < board.shape[0] and 0 <= ny < board.shape[0] \
+                    and board[ny, nx] == BLACK + WHITE - colour:
+                chain, free = _group(board, nx, ny)
+                if not free:
+                    for cx, cy in chain:
+                        board[cy, cx] = 0
+    return board
+
+
+def _hand_labelled(gbr: Path, out: Path) -> list[str]:
+    """Copy gbr's pictures beside their hand-made positions; the pictures not found."""
+    missing = []
+    for labels in sorted(LABELS.glob("*/*.json")):
+        source = json.loads(labels.read_text())["source"]  # "skolchin/gbr img/NAME.EXT at REV"
+        picture = gbr / source.split()[1]
+        if not picture.exists():
+            missing.append(str(picture))
+            continue
+        folder = out / labels.parent.name
+        folder.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(labels, folder / labels.name)
+        shutil.copyfile(picture, folder / f"{labels.stem}{picture.suffix}")
+    return missing
+
+
+def _games(clone: Path, out: Path) -> list[str]:
+    """Copy goban-watcher's photographs beside their games' last positions; the files
+    not found."""
+    listing = json.loads((LABELS / "games.json").read_text())
+    folder = out / "games"
+    folder.mkdir(parents=True, exist_ok=True)
+    missing = []
+    for entry in listing["pictures"]:
+        picture, record = clone / entry["picture"], clone / entry["record"]
+        if not (picture.exists() and record.exists()):
+            missing.append(str(picture))
+            continue
+        parts = Path(entry["picture"]).parts
+        name = re.sub(r"[^A-Za-z0-9_.-]+", "_", f"game{parts[-2]}_{Path(parts[-1]).stem}")
+        source = f"{listing['repository']} {entry['picture']} at {listing['commit']}"
+        (folder / f"{name}.json").write_text(json.dumps({
+            "stones": final_position(record.read_text()).tolist(), "layout": "points",
+            "source": source, "record": entry["record"], "note": entry["note"]}))
+        suffix = ".png" if picture.suffix.lower() == ".png" else ".jpg"  # what the bench reads
+        shutil.copyfile(picture, folder / f"{name}{suffix}")
+    return missing
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--gbr", type=Path, required=True, help="a clone of skolchin/gbr")
+    parser.add_argument("--gbr", type=Path, help="a clone of skolchin/gbr (sets real, programs)")
+    parser.add_argument("--goban-watcher", type=Path,
+                        help="a clone of romangoempire/goban-watcher (set games)")
     parser.add_argument("--out", type=Path, required=True, help="folder to fill, a subfolder a set")
     args = parser.parse_args()
-    missing = []
-    for labels in sorted(LABELS.glob("*/*.json")):
-        source = json.loads(labels.read_text())["source"]  # "skolchin/gbr img/NAME.EXT at REV"
-        picture = args.gbr / source.split()[1]
-        if not picture.exists():
-            missing.append(str(picture))
+    if args.gbr is None and args.goban_watcher is None:
+        parser.error("name a clone: --gbr, --goban-watcher or both")
+    for clone, fill, what in ((args.gbr, _hand_labelled, "skolchin/gbr at 056e914"),
+                              (args.goban_watcher, _games,
+                               "romangoempire/goban-watcher at d1f072d")):
+        if clone is None:
             continue
-        folder = args.out / labels.parent.name
-        folder.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(labels, folder / labels.name)
-        shutil.copyfile(picture, folder / f"{labels.stem}{picture.suffix}")
-    if missing:
-        print(f"{len(missing)} pictures not found (is {args.gbr} a clone of skolchin/gbr at "
-              f"056e914?): {' '.join(missing[:5])}", file=sys.stderr)
-        return 1
+        missing = fill(clone, args.out)
+        if missing:
+            print(f"{len(missing)} pictures not found (is {clone} a clone of {what}?): "
+                  f"{' '.join(missing[:5])}", file=sys.stderr)
+            return 1
     return 0
 
 

@@ -479,6 +479,33 @@ def test_a_cache_measured_by_other_code_is_measured_again(
     assert StoneModel.load(weights).w1.shape == (fresh.features.shape[1], 4)
 
 
+def test_each_folder_of_a_fit_counts_its_own_number_of_times(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--folder-weight`` given once a folder weights each folder's points on its own
+    (real photographs more than renders); one weight serves every folder; a count that
+    matches neither is refused before anything is measured."""
+    renders, photos = tmp_path / "renders", tmp_path / "photos"
+    for folder, seed in ((renders, 2), (photos, 1)):
+        folder.mkdir()
+        sample = make_sample(seed, "screen")
+        cv2.imwrite(str(folder / "board.png"), sample.image)
+        (folder / "board.json").write_text(json.dumps(
+            {"stones": sample.position.stones.tolist(), "layout": sample.position.layout}))
+    common = ["--pictures", "1", "--photos", "0", "--hidden", "4", "--cache",
+              str(tmp_path / "points.npz"), "--out", str(tmp_path / "stones.npz"),
+              "--folder", str(renders), "--folder", str(photos)]
+    assert fit_main([*common, "--folder-weight", "2", "--folder-weight", "5"]) == 0
+    err = capsys.readouterr().err
+    assert f"from {renders} " in err and f"from {photos} " in err
+    assert err.index("counted 2 times") < err.index("counted 5 times")
+    assert fit_main([*common, "--folder-weight", "3"]) == 0
+    assert capsys.readouterr().err.count("counted 3 times") == 2
+    with pytest.raises(SystemExit) as refused:
+        fit_main([*common, "--folder-weight", "1", "--folder-weight", "2", "--folder-weight", "3"])
+    assert refused.value.code == 2
+    assert "3 --folder-weight for 2 --folder" in capsys.readouterr().err
+
+
 def test_an_average_of_fitted_networks_gives_the_mean_of_their_logits(tmp_path: Path
                                                                       ) -> None:
     """Two networks fitted with other seeds on other points (so with other

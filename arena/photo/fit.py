@@ -14,9 +14,10 @@ the kind misread most), 500 scans and 500 screens and the 30 renders of seeds 10
 129 counted ten times: one with ``--seed 1``, one with the scans' and screens' points
 counted twice (``--screen-weight 2``). Each alone broke a committed sample's contract.
 Pictures from elsewhere, each with its position beside it (``--folder``: the 3D renders
-of ``bench/blender_boards.py``, whose stones have height, gloss and a side), are
-measured and labelled the same way and added, each point counted ``--folder-weight``
-times (a few renders beside hundreds of generated pictures).
+of ``bench/blender_boards.py``, whose stones have height, gloss and a side; the real
+photographs of ``bench/photo_real.py``), are measured and labelled the same way and
+added, each point counted ``--folder-weight`` times (one weight for every folder, or one
+a folder: a few pictures beside thousands of generated ones).
 
     FIT="--photos 2000 --cache /tmp/fitcache.npz --folder /tmp/rdev --folder-weight 10"
     PYTHONPATH=. .venv/bin/python -m arena.photo.fit $FIT --jobs 2 --seed 1 --out /tmp/a.npz
@@ -247,9 +248,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--folder", action="append", type=Path, default=[],
                         help="also fit on the pictures of this folder, each with its "
                              "position in NAME.json (Blender renders of "
-                             "bench/blender_boards.py); may be given more than once")
-    parser.add_argument("--folder-weight", type=int, default=1,
-                        help="how many times each point of the folders counts (default 1)")
+                             "bench/blender_boards.py, the real photographs of "
+                             "bench/photo_real.py); may be given more than once")
+    parser.add_argument("--folder-weight", action="append", type=int, default=[],
+                        help="how many times each point of the folders counts (default "
+                             "1); given once, for every folder, else once a folder, "
+                             "in their order")
     parser.add_argument("--screen-weight", type=int, default=1,
                         help="how many times each point of the scans and screens counts "
                              "(default 1)")
@@ -267,6 +271,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"the average of {len(args.average)} networks written to {args.out}",
               file=sys.stderr)
         return 0
+    folder_weights = args.folder_weight or [1]
+    if len(folder_weights) == 1:
+        folder_weights *= len(args.folder)
+    if len(folder_weights) != len(args.folder):
+        parser.error(f"{len(args.folder_weight)} --folder-weight for {len(args.folder)} "
+                     "--folder: give one for all of them or one for each")
     counts: dict[Kind, int] = {kind: args.pictures for kind in KINDS}
     counts["photo"] = args.photos
     started = time.perf_counter()
@@ -291,13 +301,13 @@ def main(argv: Sequence[str] | None = None) -> int:
           f"from {points.measured} pictures "
           f"({np.bincount(labels, minlength=3).tolist()} empty/black/white), "
           f"{time.perf_counter() - started:.0f} s", file=sys.stderr)
-    for folder in args.folder:
+    for folder, weight in zip(args.folder, folder_weights, strict=True):
         more, more_labels = collect_folder(folder)
         print(f"{len(more_labels)} points from {folder} "
               f"({np.bincount(more_labels, minlength=3).tolist()} empty/black/white), "
-              f"counted {args.folder_weight} times", file=sys.stderr)
-        features = np.concatenate([features, *[more] * args.folder_weight])
-        labels = np.concatenate([labels, *[more_labels] * args.folder_weight])
+              f"counted {weight} times", file=sys.stderr)
+        features = np.concatenate([features, *[more] * weight])
+        labels = np.concatenate([labels, *[more_labels] * weight])
     model = train(features, labels, hidden=args.hidden, seed=args.seed)
     predicted = model.probabilities(features).argmax(axis=1)
     print(f"training accuracy {np.mean(predicted == labels):.5f}", file=sys.stderr)
