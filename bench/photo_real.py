@@ -12,7 +12,8 @@ replayed here with Go's captures.
     git clone https://github.com/skolchin/gbr /tmp/gbr-src && git -C /tmp/gbr-src checkout 056e914
     git clone https://github.com/romangoempire/goban-watcher /tmp/gw-src \\
         && git -C /tmp/gw-src checkout d1f072d
-    python bench/photo_real.py --gbr /tmp/gbr-src --goban-watcher /tmp/gw-src --out /tmp/photo-real
+    PYTHONPATH=. python bench/photo_real.py --gbr /tmp/gbr-src --goban-watcher /tmp/gw-src \\
+        --out /tmp/photo-real
     PYTHONPATH=. python bench/bench_photo.py --real /tmp/photo-real/real \\
         --programs /tmp/photo-real/programs --games /tmp/photo-real/games \\
         --sets real programs games --failures
@@ -29,8 +30,10 @@ from pathlib import Path
 
 import numpy as np
 
+from arena.photo.position import BLACK, WHITE
+from brain.game.records import sgf_nodes
+
 LABELS = Path(__file__).resolve().parent / "suites" / "photo-real"
-BLACK, WHITE = 1, 2
 
 
 def _group(board: np.ndarray, x: int, y: int) -> tuple[list[tuple[int, int]], bool]:
@@ -50,19 +53,21 @@ def _group(board: np.ndarray, x: int, y: int) -> tuple[list[tuple[int, int]], bo
 
 
 def final_position(record: str) -> np.ndarray:
-    """The last position of a Go game record (SGF moves ``;B[xy]``/``;W[xy]``, x the
+    """The last position of a Go game record (SGF, its moves ``B[xy]``/``W[xy]``, x the
     column from the left, y the row from the top), captures taken, as ``stones[y][x]``
     (0 empty, 1 black, 2 white).
 
-    :raises ValueError: the record has no board size or no move.
+    :raises RecordFormatError: malformed SGF.
+    :raises ValueError: the record has no board size.
     """
-    size = re.search(r"SZ\[(\d+)\]", record)
-    moves = re.findall(r";\s*([BW])\[([a-z]{0,2})\]", record)
-    if size is None or not moves:
-        raise ValueError("not a Go game record: no SZ[] or no move")
-    board = np.zeros((int(size.group(1)),) * 2, np.int8)
-    for player, point in moves:
-        if len(point) != 2 or point == "tt":  # a pass
+    nodes = sgf_nodes(record.strip(), "the game's record")
+    size = dict(nodes[0]).get("SZ") if nodes else None
+    if size is None:
+        raise ValueError("not a Go game record: no SZ[]")
+    board = np.zeros((int(size[0]),) * 2, np.int8)
+    for player, values in (prop for node in nodes for prop in node):
+        point = values[0]
+        if player not in ("B", "W") or len(point) != 2 or point == "tt":  # tt, "": a pass
             continue
         x, y = ord(point[0]) - ord("a"), ord(point[1]) - ord("a")
         colour = BLACK if player == "B" else WHITE

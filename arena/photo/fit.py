@@ -273,7 +273,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     folder_weights = args.folder_weight or [1]
     if len(folder_weights) == 1:
-        folder_weights *= len(args.folder)
+        folder_weights = folder_weights * len(args.folder)
     if len(folder_weights) != len(args.folder):
         parser.error(f"{len(args.folder_weight)} --folder-weight for {len(args.folder)} "
                      "--folder: give one for all of them or one for each")

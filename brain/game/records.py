@@ -63,6 +63,7 @@ __all__ = [
     "read_psq",
     "read_sgf",
     "records_to_games",
+    "sgf_nodes",
     "write_psq",
     "write_sgf",
 ]
@@ -601,8 +602,12 @@ def write_sgf(record: GameRecord) -> str:
 _SGF_IDENT_RE = re.compile(r"[A-Za-z]+")
 
 
-def _sgf_nodes(text: str, source: str) -> list[list[tuple[str, list[str]]]]:
-    """Tokenize a single-variation SGF game into nodes of (property, values)."""
+def sgf_nodes(text: str, source: str) -> list[list[tuple[str, list[str]]]]:
+    """Tokenize a single-variation SGF game (of any game: Go's too) into nodes of
+    (property, values).
+
+    :raises RecordFormatError: for malformed SGF, variations or more than one game.
+    """
     i, n = 0, len(text)
 
     def skip_ws() -> None:
@@ -670,7 +675,7 @@ def parse_sgf(text: str, *, source: str = "<string>") -> GameRecord:
     :raises RecordFormatError: for malformed SGF, variations, non-Gomoku games,
         non-alternating moves or an unknown result.
     """
-    nodes = _sgf_nodes(text, source)
+    nodes = sgf_nodes(text, source)
     if not nodes:
         raise RecordFormatError(f"{source}: SGF has no nodes")
     root = {ident: values for ident, values in nodes[0]}
