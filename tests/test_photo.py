@@ -231,9 +231,10 @@ def test_a_board_drawn_in_tiles_is_read_to_its_last_line() -> None:
             read_board(image[:, : round(image.shape[1] * share)])
 
 
-def _paper_marks(stones: np.ndarray, cell: int = 40, pad: int = 60) -> np.ndarray:
-    """A paper board drawn in cells, with a pen's crosses (the first player's) and
-    rings (the second's) in place of stones."""
+def _paper_marks(stones: np.ndarray, cell: int = 40, pad: int = 60, cross_width: int = 3
+                 ) -> np.ndarray:
+    """A paper board drawn in cells, with a pen's crosses (the first player's), their
+    strokes ``cross_width`` pixels wide, and rings (the second's) in place of stones."""
     rows, columns = stones.shape
     board = np.full((rows * cell + 2 * pad, columns * cell + 2 * pad, 3), (236, 240, 242),
                     np.float32)
@@ -249,7 +250,7 @@ def _paper_marks(stones: np.ndarray, cell: int = 40, pad: int = 60) -> np.ndarra
         if stones[y, x] == BLACK:
             for turn in (-1, 1):
                 cv2.line(board, (cx - arm, cy - turn * arm), (cx + arm, cy + turn * arm),
-                         (160, 40, 20), 3, cv2.LINE_AA)
+                         (160, 40, 20), cross_width, cv2.LINE_AA)
         else:
             cv2.circle(board, (cx, cy), round(0.32 * cell), (30, 30, 170), 3, cv2.LINE_AA)
     return board
@@ -306,14 +307,18 @@ def test_marks_on_a_screen_boards_stones_are_read_as_the_stones() -> None:
     assert reading.position.stones.tolist() == stones.tolist()
 
 
-@pytest.mark.parametrize(("seed", "kind"), [(1, "scan"), (2, "scan"), (3, "photo"), (4, "photo")])
-def test_crosses_and_rings_are_read_as_black_and_white(seed: int, kind: str) -> None:
+@pytest.mark.parametrize(("seed", "kind", "cross_width"),
+                         [(1, "scan", 3), (2, "scan", 3), (3, "photo", 3), (4, "photo", 3),
+                          (1, "scan", 12), (2, "scan", 12), (4, "photo", 12)])
+def test_crosses_and_rings_are_read_as_black_and_white(seed: int, kind: str,
+                                                       cross_width: int) -> None:
     """Gomoku on paper: crosses are the first player's stones (black), rings the
-    second's (white), in the cells."""
+    second's (white), in the cells. A marker's crosses, their strokes a third of a cell
+    wide, too: the thin strokes' map saw only their outlines, hollow."""
     rng = np.random.default_rng(seed)
     stones = random_position(rng, 15, 15)
     take = scan if kind == "scan" else photograph
-    reading = read_board(take(rng, _paper_marks(stones)))
+    reading = read_board(take(rng, _paper_marks(stones, cross_width=cross_width)))
     assert reading.position.layout == "cells"
     assert reading.position.stones.tolist() == stones.tolist()
 

@@ -71,24 +71,38 @@ RING_CORE = 0.07
 #: at least.
 _FROM_CENTRE = _rays(np.radians(np.arange(0.0, 360.0, 15.0)), 0.0, 0.42)
 THICK_HOLE, THICK_BODY = (0.05, 0.22), 0.3
+#: Width of the structuring element of the thick strokes' map, in canvas pixels: wider
+#: than a thick cross's arm and its hub, where the arms overlap (Piskvork's wood skin:
+#: an arm a third of a cell wide with its outline, which the thin map sees alone; a
+#: marker pen's), narrower than a stone (whose disc the map leaves out).
+THICK_KERNEL = 19
+#: A thick cross in that map: its arms along the diagonals from its centre out, and bare
+#: board along the axes between them, beyond a thick arm's half width (and clear of the
+#: cell's sides); the least share of each arm on a stroke, the most of any axis.
+_THICK_ARMS = _rays(np.radians([45.0, 135.0, 225.0, 315.0]), 0.0, 0.4)
+_THICK_BETWEEN = _rays(np.radians([0.0, 90.0, 180.0, 270.0]), 0.26, 0.4)
+THICK_ARMS, THICK_BETWEEN = 0.8, 0.4
 
 
-def mark_strokes(canvas: np.ndarray) -> np.ndarray:
-    """The thin dark strokes of a BGR canvas (float32), in its own colours: a red or
-    blue mark on a grey or wooden board is darker than the board in grey."""
+def mark_strokes(canvas: np.ndarray, width: int = STROKE_KERNEL) -> np.ndarray:
+    """The dark strokes narrower than ``width`` pixels of a BGR canvas (float32), in its
+    own colours: a red or blue mark on a grey or wooden board is darker than the board
+    in grey."""
     gray = cv2.cvtColor(canvas, cv2.COLOR_BGR2GRAY).astype(np.float32)
-    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (STROKE_KERNEL, STROKE_KERNEL))
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (width, width))
     return cv2.morphologyEx(gray, cv2.MORPH_BLACKHAT, kernel)
 
 
-def read_marks(strokes: np.ndarray, ys: np.ndarray, xs: np.ndarray, level: float,
-               layout: Layout) -> np.ndarray:
+def read_marks(strokes: np.ndarray, thick_strokes: np.ndarray, ys: np.ndarray,
+               xs: np.ndarray, level: float, layout: Layout) -> np.ndarray:
     """The mark at each point centred at canvas pixels ``(ys, xs)`` of a ``layout``:
-    ``BLACK`` for a cross, ``WHITE`` for a ring, ``EMPTY`` for neither. ``level`` is the
-    strength of a drawn stroke (the grid lines'). Rings are looked for in the cells
-    only: on an intersection the lines through it, crossed by the grain of a photo,
-    make rings enough, and the stone classifier reads a ring drawn there (a white
-    stone's outline) itself."""
+    ``BLACK`` for a cross, ``WHITE`` for a ring, ``EMPTY`` for neither. ``strokes`` and
+    ``thick_strokes`` are the canvas's :func:`mark_strokes` of the default width and of
+    :data:`THICK_KERNEL`; ``level`` is the strength of a drawn stroke (the grid
+    lines'). Rings and thick crosses are looked for in the cells only: on an
+    intersection the lines through it, crossed by the grain of a photo, make rings
+    enough, and the stone classifier reads a ring drawn there (a white stone's outline)
+    itself."""
     pad = CELL
     on = cv2.copyMakeBorder((strokes > STROKE * level).astype(np.uint8), pad, pad, pad, pad,
                             cv2.BORDER_CONSTANT, value=0)
@@ -124,6 +138,14 @@ def read_marks(strokes: np.ndarray, ys: np.ndarray, xs: np.ndarray, level: float
     hub = strong[py + _HUB[0][None], px + _HUB[1][None]].mean(axis=2)[:, 0]
     cross = (arms > CROSS_ARMS) & (inner > CROSS_ARMS) & (hub > CROSS_ARMS) \
         & (between < CROSS_BETWEEN) & (arms - between >= CROSS_STANDS_OUT)
+    # A thick cross: the thin map sees only the outline of its arms, hollow; the thick
+    # one sees the arms whole, through the centre.
+    thick_on = cv2.copyMakeBorder((thick_strokes > CROSS_STROKE * level).astype(np.uint8),
+                                  pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
+    thick_cross = (along(thick_on, _THICK_ARMS).min(axis=1) >= THICK_ARMS) \
+        & (along(thick_on, _THICK_BETWEEN).max(axis=1) <= THICK_BETWEEN) \
+        & (layout == "cells")
+    cross |= thick_cross
     # A thick ring: bare board in its hole, then its stroke, all round, to beyond half
     # of a stone's radius.
     out = on[py + _FROM_CENTRE[0][None], px + _FROM_CENTRE[1][None]] > 0

@@ -27,7 +27,7 @@ from arena.photo.errors import (
     UnreadableImage,
 )
 from arena.photo.grid import Grid, check_margin, find_grid, flat_grid, line_map, sides_out
-from arena.photo.marks import MARK_CONFIDENCE, mark_strokes, read_marks
+from arena.photo.marks import MARK_CONFIDENCE, THICK_KERNEL, mark_strokes, read_marks
 from arena.photo.position import (
     BLACK,
     EMPTY,
@@ -480,7 +480,7 @@ def measure(image: np.ndarray) -> Measured:
     reach = int(CELL * 5 / 6)
     inside[reach:int(grid.lines_y * CELL) + (CELL - reach) + 1,
            reach:int(grid.lines_x * CELL) + (CELL - reach) + 1] = True
-    strokes = mark_strokes(canvas)
+    strokes, thick_strokes = mark_strokes(canvas), mark_strokes(canvas, THICK_KERNEL)
     stroke_level = max(float(np.percentile(strokes[inside], 97)), 2.0)
     features, marks = {}, {}
     for layout, (ys, xs) in centres.items():
@@ -491,7 +491,7 @@ def measure(image: np.ndarray) -> Measured:
             gray = _without_glyphs(canvas_gray, ys, xs)
             layout_lines = strokes_of(gray)
         features[layout] = point_features(gray, layout_lines, ys, xs, layout, inside)
-        marks[layout] = read_marks(strokes, ys, xs, stroke_level, layout)
+        marks[layout] = read_marks(strokes, thick_strokes, ys, xs, stroke_level, layout)
     return Measured(grid, scale, features, marks, _labelled(lines, grid), tiled)
 
 
