@@ -480,6 +480,7 @@ def measure(image: np.ndarray) -> Measured:
     reach = int(CELL * 5 / 6)
     inside[reach:int(grid.lines_y * CELL) + (CELL - reach) + 1,
            reach:int(grid.lines_x * CELL) + (CELL - reach) + 1] = True
+    saturation = cv2.cvtColor(canvas, cv2.COLOR_BGR2HSV)[:, :, 1].astype(np.float32)
     strokes, thick_strokes = mark_strokes(canvas), mark_strokes(canvas, THICK_KERNEL)
     stroke_level = max(float(np.percentile(strokes[inside], 97)), 2.0)
     features, marks = {}, {}
@@ -490,7 +491,8 @@ def measure(image: np.ndarray) -> Measured:
             # stand only: where the other's stand, the paint would cut into them.
             gray = _without_glyphs(canvas_gray, ys, xs)
             layout_lines = strokes_of(gray)
-        features[layout] = point_features(gray, layout_lines, ys, xs, layout, inside)
+        features[layout] = point_features(gray, saturation, layout_lines, ys, xs, layout,
+                                          inside)
         marks[layout] = read_marks(strokes, thick_strokes, ys, xs, stroke_level, layout)
     return Measured(grid, scale, features, marks, _labelled(lines, grid), tiled)
 

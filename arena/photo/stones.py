@@ -28,7 +28,8 @@ CELL = 32
 #: The names of the measurements, in order.
 FEATURES = ("centre", "centre_dark", "centre_bright", "body", "body_spread", "cross",
             "outline", "ring_vs_board", "centre_vs_board", "ring_spread", "layout_points",
-            "centre_vs_ring_light")
+            "centre_vs_ring_light", "centre_saturation", "body_saturation",
+            "ring_saturation", "board_saturation")
 #: Side of the brightness patch of a point, in samples (a cell's width).
 PATCH = 8
 #: Where the lighter part of a point's ring is brighter than its median by more than
@@ -82,19 +83,29 @@ def lattice_centres(columns: int, rows: int, margin: float, layout: Layout
             np.round((xs + shift) * CELL).astype(int).ravel())
 
 
-def point_features(gray: np.ndarray, lines: np.ndarray, ys: np.ndarray, xs: np.ndarray,
-                   layout: Layout, inside: np.ndarray) -> np.ndarray:
+def _off_board(image: np.ndarray, inside: np.ndarray, pad: int) -> np.ndarray:
+    """``image`` padded by ``pad`` pixels, NaN off the board (outside ``inside``)."""
+    board_only = np.where(inside, image, np.nan).astype(np.float32)
+    return cv2.copyMakeBorder(board_only, pad, pad, pad, pad, cv2.BORDER_CONSTANT,
+                              value=float("nan"))
+
+
+def point_features(gray: np.ndarray, saturation: np.ndarray, lines: np.ndarray,
+                   ys: np.ndarray, xs: np.ndarray, layout: Layout, inside: np.ndarray
+                   ) -> np.ndarray:
     """The measurements of the points centred at canvas pixels ``(ys, xs)``: one row per
     point, :data:`FEATURES` then the point's cell as :data:`PATCH` x :data:`PATCH`
-    brightness ratios. ``gray`` is the canvas (float32, 0-255), ``lines`` its line map
-    (thin strokes), ``inside`` true on the board's pixels (the grid and a little
-    beyond), where the board around a point is looked for."""
+    brightness ratios against the whole board. ``gray`` is the canvas (float32,
+    0-255), ``saturation`` its colours' saturation (0-255: a wooden board's is high, a
+    stone's low, whatever their brightness), ``lines`` its line map (thin strokes),
+    ``inside`` true on the board's pixels (the grid and a little beyond), where the
+    board around a point is looked for."""
     pad = CELL
     g = cv2.copyMakeBorder(gray, pad, pad, pad, pad, cv2.BORDER_REPLICATE)
     lm = cv2.copyMakeBorder(lines, pad, pad, pad, pad, cv2.BORDER_REPLICATE)
-    board_only = np.where(inside, gray, np.nan).astype(np.float32)
-    masked = cv2.copyMakeBorder(board_only, pad, pad, pad, pad, cv2.BORDER_CONSTANT,
-                                value=float("nan"))
+    sat = cv2.copyMakeBorder(saturation / 255, pad, pad, pad, pad, cv2.BORDER_REPLICATE)
+    masked = _off_board(gray, inside, pad)
+    sat_masked = _off_board(saturation / 255, inside, pad)
     py, px = ys[:, None] + pad, xs[:, None] + pad
 
     def take(image: np.ndarray, offsets: tuple[np.ndarray, ...]) -> np.ndarray:
@@ -125,6 +136,13 @@ def point_features(gray: np.ndarray, lines: np.ndarray, ys: np.ndarray, xs: np.n
     bins = np.zeros((len(ys), 24))
     np.maximum.at(bins, (np.arange(len(ys))[:, None], _OUTLINE[2][None, :]), outline_values)
     outline = (bins > 0.35 * line_level).mean(axis=1)
+    # Saturation tells a white stone from a pale wooden board of its brightness (and
+    # from one whose ring of neighbours is as white: a crowded board). The lower
+    # quartile, as a red last-move mark on a stone is saturated.
+    with np.errstate(all="ignore"):
+        ring_sat = np.nanmedian(take(sat_masked, _RING), axis=1)
+    board_sat = float(np.nanmedian(ring_sat)) if np.isfinite(ring_sat).any() else 0.0
+    ring_sat = np.where(np.isfinite(ring_sat), ring_sat, board_sat)
     c_med = np.maximum(np.median(centre, axis=1), floor)
     b_med = np.maximum(np.median(body, axis=1), floor)
     measured = np.column_stack([
@@ -140,10 +158,17 @@ def point_features(gray: np.ndarray, lines: np.ndarray, ys: np.ndarray, xs: np.n
         spread / background,
         np.full(len(ys), 1.0 if layout == "points" else 0.0),
         np.log(c_med / light),
+        np.percentile(take(sat, _CENTRE), 25, axis=1),
+        np.percentile(take(sat, _BODY), 25, axis=1),
+        ring_sat,
+        np.full(len(ys), board_sat),
     ])
-    # The cell around the point, shrunk to PATCH x PATCH, relative to its background.
-    # Samples off the board count as background: at the board's edges and corners the
-    # table would otherwise frame an empty point like the outline of a drawn stone.
+    # The cell around the point, shrunk to PATCH x PATCH, relative to the whole board
+    # (the network has the point's background against it, ring_vs_board): on a crowded
+    # board a white stone's background is its white neighbours, and against them its
+    # cell looked as flat as an empty point's. Samples off the board count as
+    # background: at the board's edges and corners the table would otherwise frame an
+    # empty point like the outline of a drawn stone.
     small = cv2.resize(masked, None, fx=PATCH / CELL, fy=PATCH / CELL,
                        interpolation=cv2.INTER_AREA)
     sy = np.round(py[:, 0] * PATCH / CELL).astype(int) - PATCH // 2
@@ -151,8 +176,8 @@ def point_features(gray: np.ndarray, lines: np.ndarray, ys: np.ndarray, xs: np.n
     grid_y, grid_x = np.mgrid[0:PATCH, 0:PATCH]
     patches = small[sy[:, None, None] + grid_y, sx[:, None, None] + grid_x]
     with np.errstate(invalid="ignore"):
-        pixels = np.log(np.maximum(patches.reshape(len(ys), -1), floor) / background[:, None])
-    pixels = np.where(np.isfinite(pixels), pixels, 0.0)
+        pixels = np.log(np.maximum(patches.reshape(len(ys), -1), floor) / board)
+    pixels = np.where(np.isfinite(pixels), pixels, np.log(background / board)[:, None])
     return np.column_stack([measured, pixels]).astype(np.float32)
 
 
