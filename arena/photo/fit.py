@@ -8,21 +8,25 @@ the position; those of the other layout (the cell centres of a board played on t
 intersections, and the reverse) are labelled empty, which teaches the network that a
 point between stones is not a stone. Pictures whose grid is not found as drawn are
 left out. Seeds start at 1,000,000 so that the measured sets (seeds from 0) stay unseen.
-The committed weights (session 17, docs/photo.md) are the average (``--average``: one
+The committed weights (session 22, docs/photo.md) are the average (``--average``: one
 network whose logits are the mean of theirs) of two fits on 2,000 photos (``--photos``,
-the kind misread most), 500 scans and 500 screens and the 30 renders of seeds 100 to
-129 counted ten times: one with ``--seed 1``, one with the scans' and screens' points
-counted twice (``--screen-weight 2``). Each alone broke a committed sample's contract.
+the kind misread most), 500 scans and 500 screens, the 30 renders of seeds 100 to 129
+counted ten times, and the real photographs (gbr's 14 counted twenty times, the 25 of
+finished games ten): one with ``--seed 1``, one with the scans' and screens' points
+counted twice (``--screen-weight 2``).
 Pictures from elsewhere, each with its position beside it (``--folder``: the 3D renders
 of ``bench/blender_boards.py``, whose stones have height, gloss and a side; the real
 photographs of ``bench/photo_real.py``), are measured and labelled the same way and
 added, each point counted ``--folder-weight`` times (one weight for every folder, or one
 a folder: a few pictures beside thousands of generated ones).
 
-    FIT="--photos 2000 --cache /tmp/fitcache.npz --folder /tmp/rdev --folder-weight 10"
+    FIT="--photos 2000 --cache /tmp/fitcache.npz --folder /tmp/rdev --folder real \
+         --folder games --folder-weight 10 --folder-weight 20 --folder-weight 10"
     PYTHONPATH=. .venv/bin/python -m arena.photo.fit $FIT --jobs 2 --seed 1 --out /tmp/a.npz
     PYTHONPATH=. .venv/bin/python -m arena.photo.fit $FIT --screen-weight 2 --out /tmp/b.npz
     PYTHONPATH=. .venv/bin/python -m arena.photo.fit --average /tmp/a.npz /tmp/b.npz
+
+(``real`` and ``games``: the folders ``bench/photo_real.py`` writes.)
 """
 
 from __future__ import annotations
