@@ -227,7 +227,11 @@ def train(features: np.ndarray, labels: np.ndarray, hidden: int = 48, epochs: in
                 squares[k] = 0.999 * squares[k] + 0.001 * g * g
                 m_hat = moments[k] / (1 - 0.9 ** step)
                 v_hat = squares[k] / (1 - 0.999 ** step)
+                # Weights that weight decay alone moves (a hidden unit no point wakes)
+                # shrink to subnormal numbers, on which every matrix product runs ten
+                # times slower: a fit of two million points took 20 minutes, not 2.
                 params[k] = params[k] - rate * m_hat / (np.sqrt(v_hat) + 1e-8)
+                params[k][np.abs(params[k]) < 1e-30] = 0.0
     w1, b1, w2, b2 = (p.astype(np.float32) for p in params)
     return StoneModel(mean.astype(np.float32), scale.astype(np.float32), w1, b1, w2, b2)
 
