@@ -1,7 +1,9 @@
-"""Shared fixtures: where the team's read-only data lives."""
+"""Shared fixtures: where the team's read-only data lives; Ctrl-C reaches the programs
+the tests start."""
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,6 +15,16 @@ from brain.resources import shared_data_dir
 from tests.system_packages import require_commands
 
 SHARED_DATA = shared_data_dir()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Tests that press Ctrl-C (SIGINT) expect what a person at a terminal gets. A shell
+    runs a background job (``pytest &``, ``nohup``) with SIGINT ignored, which every
+    program it starts inherits, and Python then never raises KeyboardInterrupt: a run
+    asked to stop would play on. A handled signal is reset to the default at exec, so
+    handling it here gives the programs the tests start the terminal's disposition."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(scope="session")
