@@ -484,6 +484,23 @@ def test_a_cache_measured_by_other_code_is_measured_again(
     assert StoneModel.load(weights).w1.shape == (fresh.features.shape[1], 4)
 
 
+def test_a_cache_of_fewer_pictures_is_topped_up(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A fit asking for more pictures than its cache holds measures only the others
+    (``--screens`` apart from the scans) and saves the points as one run measuring them
+    all would have given them, in the same order."""
+    cache = tmp_path / "points.npz"
+    collect({"scan": 1}).save(cache)
+    assert fit_main(["--pictures", "1", "--screens", "2", "--photos", "0", "--hidden", "4",
+                     "--cache", str(cache), "--out", str(tmp_path / "stones.npz")]) == 0
+    assert "measuring the others" in capsys.readouterr().err
+    topped, whole = Points.load(cache), collect({"scan": 1, "screen": 2})
+    assert topped.measured == whole.measured == {"photo": 0, "scan": 1, "screen": 2}
+    assert np.array_equal(topped.features, whole.features)
+    assert np.array_equal(topped.labels, whole.labels)
+    assert np.array_equal(topped.seeds, whole.seeds)
+
+
 def test_each_folder_of_a_fit_counts_its_own_number_of_times(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """``--folder-weight`` given once a folder weights each folder's points on its own

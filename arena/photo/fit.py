@@ -118,6 +118,20 @@ class Points:
                                                    counts.get(kind, 0)) for kind in KINDS},
                       self.code)
 
+    def joined(self, more: Points) -> Points:
+        """These points and ``more``'s (pictures of other seeds, measured by the same
+        code) in the order :func:`collect` gives them when it measures all at once, so
+        that a cache topped up fits exactly as one measured in one go."""
+        if more.code != self.code:
+            raise ValueError(f"points measured by other code ({more.code}, not {self.code})")
+        kinds = np.concatenate([self.kinds, more.kinds])
+        seeds = np.concatenate([self.seeds, more.seeds])
+        order = np.lexsort((seeds, kinds))  # stable: a picture's points keep their order
+        return Points(np.concatenate([self.features, more.features])[order],
+                      np.concatenate([self.labels, more.labels])[order], kinds[order],
+                      seeds[order], {kind: self.measured[kind] + more.measured[kind]
+                                     for kind in KINDS}, self.code)
+
     def save(self, path: Path) -> None:
         np.savez(path, features=self.features, labels=self.labels, kinds=self.kinds,
                  seeds=self.seeds, measured=[self.measured.get(kind, 0) for kind in KINDS],
@@ -133,13 +147,15 @@ class Points:
                        str(data["code"]) if "code" in data else "")
 
 
-def collect(counts: Mapping[Kind, int], first_seed: int = TRAINING_SEED, jobs: int = 1
-            ) -> Points:
+def collect(counts: Mapping[Kind, int], first_seed: int = TRAINING_SEED, jobs: int = 1,
+            skip: Mapping[Kind, int] | None = None) -> Points:
     """The measured points of ``counts[kind]`` pictures of each kind (seeds from
-    ``first_seed``), measured by ``jobs`` processes; the same points in the same order
-    whatever ``jobs``."""
+    ``first_seed``, the first ``skip[kind]`` of them left out: a cache holds them),
+    measured by ``jobs`` processes; the same points in the same order whatever
+    ``jobs``. ``measured`` counts the pictures measured here."""
+    skip = skip or {}
     work = [(seed, kind) for kind in KINDS
-            for seed in range(first_seed, first_seed + counts.get(kind, 0))]
+            for seed in range(first_seed + skip.get(kind, 0), first_seed + counts.get(kind, 0))]
     if jobs > 1:
         with multiprocessing.get_context("spawn").Pool(jobs) as pool:
             found = pool.map(_measured_sample, work, chunksize=8)
@@ -151,7 +167,8 @@ def collect(counts: Mapping[Kind, int], first_seed: int = TRAINING_SEED, jobs: i
                                  ).astype(np.int64),
                   np.repeat([KINDS.index(kind) for _, kind in work], sizes).astype(np.int8),
                   np.repeat([seed for seed, _ in work], sizes).astype(np.int64),
-                  {kind: counts.get(kind, 0) for kind in KINDS}, measuring_code())
+                  {kind: max(counts.get(kind, 0) - skip.get(kind, 0), 0) for kind in KINDS},
+                  measuring_code())
 
 
 def folder_pictures(folder: Path) -> Iterator[tuple[Path, dict]]:
@@ -241,7 +258,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                                      description="Fit the stone classifier on synthetic "
                                                  "pictures and write its weights.")
     parser.add_argument("--pictures", type=int, default=500,
-                        help="scans and screens (default 500, as the committed weights)")
+                        help="scans, and screens unless --screens is given (default 500)")
+    parser.add_argument("--screens", type=int,
+                        help="screens, when they should be more or fewer than the scans "
+                             "(default: as many as --pictures)")
     parser.add_argument("--photos", type=int, default=500,
                         help="photos, the kind misread most (default 500, as the "
                              "committed weights)")
@@ -251,8 +271,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--cache", type=Path,
                         help="keep the measured points in this .npz file and reuse them "
                              "when it exists (to fit again quickly); a cache of more "
-                             "pictures serves a fit on fewer, one measured by other code "
-                             "of the reader is measured again")
+                             "pictures serves a fit on fewer, one of fewer has the "
+                             "others measured and added, one measured by other code of "
+                             "the reader is measured again")
     parser.add_argument("--folder", action="append", type=Path, default=[],
                         help="also fit on the pictures of this folder, each with its "
                              "position in NAME.json (Blender renders of "
@@ -287,19 +308,23 @@ def main(argv: Sequence[str] | None = None) -> int:
                      "--folder: give one for all of them or one for each")
     counts: dict[Kind, int] = {kind: args.pictures for kind in KINDS}
     counts["photo"] = args.photos
+    if args.screens is not None:
+        counts["screen"] = args.screens
     started = time.perf_counter()
     points = Points.load(args.cache) if args.cache and args.cache.exists() else None
     if points is not None and points.code != measuring_code():
         print(f"{args.cache} was measured by other code of the reader than this: measuring "
               "them all again", file=sys.stderr)
         points = None
-    if points is None or any(points.measured[kind] < counts[kind] for kind in KINDS):
-        if points is not None:
-            print(f"{args.cache} holds fewer pictures ({points.measured}) than asked: "
-                  "measuring them all again", file=sys.stderr)
+    if points is None:
         points = collect(counts, jobs=args.jobs)
         if args.cache:
             points.save(args.cache)
+    elif any(points.measured[kind] < counts[kind] for kind in KINDS):
+        print(f"{args.cache} holds fewer pictures ({points.measured}) than asked: "
+              "measuring the others", file=sys.stderr)
+        points = points.joined(collect(counts, jobs=args.jobs, skip=points.measured))
+        points.save(args.cache)
     points = points.of(counts)
     flat = np.isin(points.kinds, [KINDS.index("scan"), KINDS.index("screen")])
     repeats = np.where(flat, args.screen_weight, 1)
