@@ -1,0 +1,113 @@
+"""How early are our self-play games decided, and do their players convert the wins?
+
+For a sample of the 15x15 freestyle games of kept self-play files
+(``weights/training/linenet-selfplay-*.npz``), a strong engine (Rapfi, built outside the
+project from shared/docs/sparring-engines.md) judges each position from the end of the
+opening on, until its search proves a win for one side (a mate score). Printed: at which
+ply that first proof comes and how long the proven win is, how much of each game is played
+after it, and whether the side it proved the win for went on to win the game: where it
+did not, the game's result (the value's target) says the opposite of what the position
+is.
+
+Run: ``.venv/bin/python bench/bench_selfplay_proofs.py weights/training/linenet-selfplay-lrl15b.npz
+--teacher /work/peers/bin/rapfi/pbrain-rapfi [--games 60] [--teacher-ms 100] [--seed 25]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from brain.game.rules import Rule
+from brain.train.samples import LOSS, WIN, SampleStore
+from driver.teacher import Teacher, TeacherConfig
+from protocol.syntax import Point
+
+#: Colours as the sample store keeps them.
+BLACK, WHITE = 1, 2
+#: Stones an opening of the self-play games has at most: judging starts after them.
+OPENING_STONES = 5
+
+
+@dataclass
+class Proof:
+    """A game's first position with a proven win: after ``ply`` stones, a win for
+    ``winner`` in ``length`` plies; ``result`` is who won the game (0: a draw)."""
+
+    ply: int
+    length: int
+    winner: int
+    result: int
+    plies: int
+
+
+def game_winner(store: SampleStore, game: int) -> int:
+    """Who won ``game`` (:data:`BLACK`, :data:`WHITE`, 0 for a draw or no result)."""
+    row = int(np.flatnonzero(store.game == game)[0])
+    mover, result = int(store.to_move[row]), int(store.result[row])
+    if result == WIN:
+        return mover
+    if result == LOSS:
+        return BLACK + WHITE - mover
+    return 0
+
+
+def first_proof(store: SampleStore, game: int, teacher: Teacher) -> Proof | None:
+    """The teacher's first proven win in ``game`` after its opening, None if none."""
+    cells = store.stones[store.start[game]:store.start[game + 1]]
+    colors = store.colors[store.start[game]:store.start[game + 1]]
+    width = int(store.width[game])
+    points = [Point(int(c) % width, int(c) // width) for c in cells]
+    for ply in range(OPENING_STONES, len(points)):
+        mate = teacher.ask(points[:ply], width, int(store.height[game]), int(store.rule[game])
+                           ).judgement.mate
+        if mate is not None:
+            blacks = int(np.count_nonzero(colors[:ply] == BLACK))
+            mover = BLACK if blacks == ply - blacks else WHITE
+            winner = mover if mate > 0 else BLACK + WHITE - mover
+            return Proof(ply, abs(mate), winner, game_winner(store, game), len(points))
+    return None
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("files", nargs="+", type=Path, help="self-play sample files")
+    parser.add_argument("--teacher", required=True, help="the judging engine's command")
+    parser.add_argument("--teacher-ms", type=int, default=100)
+    parser.add_argument("--games", type=int, default=60)
+    parser.add_argument("--seed", type=int, default=25)
+    args = parser.parse_args()
+    store = SampleStore.concatenate([SampleStore.load(path) for path in args.files])
+    games = [g for g in range(len(store.start) - 1) if store.width[g] == 15
+             and store.height[g] == 15 and store.rule[g] == Rule.FREESTYLE]
+    rng = np.random.default_rng(args.seed)
+    chosen = sorted(rng.choice(games, size=min(args.games, len(games)), replace=False))
+    proofs: list[Proof] = []
+    lengths: list[int] = []
+    with Teacher(TeacherConfig((args.teacher,), move_ms=args.teacher_ms)) as teacher:
+        for game in chosen:
+            lengths.append(int(store.start[game + 1] - store.start[game]))
+            if (proof := first_proof(store, int(game), teacher)) is not None:
+                proofs.append(proof)
+    print(f"{len(chosen)} games of 15x15 freestyle ({len(games)} in the files), "
+          f"{args.teacher_ms} ms a position; a win proven before the end in {len(proofs)}")
+    if not proofs:
+        return
+    won = sum(p.result == p.winner for p in proofs)
+    drawn = sum(p.result == 0 for p in proofs)
+    print(f"the side proven to win won {won}, drew {drawn}, lost {len(proofs) - won - drawn}")
+    print(f"first proof after {statistics.median(p.ply for p in proofs):g} stones (median; "
+          f"range {min(p.ply for p in proofs)} - {max(p.ply for p in proofs)}), a win in "
+          f"{statistics.median(p.length for p in proofs):g} plies; games "
+          f"{statistics.median(lengths):g} plies long")
+    after = sum(p.plies - p.ply for p in proofs)
+    print(f"positions after the first proof: {after} of {sum(n - OPENING_STONES for n in lengths)} "
+          f"past the opening")
+
+
+if __name__ == "__main__":
+    main()
