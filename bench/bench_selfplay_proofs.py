@@ -4,10 +4,11 @@ For a sample of the 15x15 freestyle games of kept self-play files
 (``weights/training/linenet-selfplay-*.npz``), a strong engine (Rapfi, built outside the
 project from shared/docs/sparring-engines.md) judges each position from the end of the
 opening on, until its search proves a win for one side (a mate score). Printed: at which
-ply that first proof comes and how long the proven win is, how much of each game is played
-after it, and whether the side it proved the win for went on to win the game: where it
-did not, the game's result (the value's target) says the opposite of what the position
-is.
+ply that first proof comes (and how many plies after the opening: the first ten are the
+ones self-play samples at a temperature) and how long the proven win is, how much of each
+game is played after it, and whether the side it proved the win for went on to win the
+game: where it did not, the game's result (the value's target) says the opposite of what
+the position is.
 
 Run: ``.venv/bin/python bench/bench_selfplay_proofs.py weights/training/linenet-selfplay-lrl15b.npz
 --teacher /work/peers/bin/rapfi/pbrain-rapfi [--games 60] [--teacher-ms 100] [--seed 25]``
@@ -31,14 +32,19 @@ from protocol.syntax import Point
 BLACK, WHITE = 1, 2
 #: Stones an opening of the self-play games has at most: judging starts after them.
 OPENING_STONES = 5
+#: The plies after the opening whose moves self-play samples from the visits
+#: (:attr:`brain.train.lineplay.LinePlayConfig.sample_plies`).
+SAMPLED_PLIES = 10
 
 
 @dataclass
 class Proof:
-    """A game's first position with a proven win: after ``ply`` stones, a win for
-    ``winner`` in ``length`` plies; ``result`` is who won the game (0: a draw)."""
+    """A game's first position with a proven win: after ``ply`` stones (``opening`` of
+    them the opening's), a win for ``winner`` in ``length`` plies; ``result`` is who won
+    the game (0: a draw), ``plies`` its stones at the end."""
 
     ply: int
+    opening: int
     length: int
     winner: int
     result: int
@@ -69,7 +75,8 @@ def first_proof(store: SampleStore, game: int, teacher: Teacher) -> Proof | None
             blacks = int(np.count_nonzero(colors[:ply] == BLACK))
             mover = BLACK if blacks == ply - blacks else WHITE
             winner = mover if mate > 0 else BLACK + WHITE - mover
-            return Proof(ply, abs(mate), winner, game_winner(store, game), len(points))
+            opening = int(store.count[store.game == game].min())
+            return Proof(ply, opening, abs(mate), winner, game_winner(store, game), len(points))
     return None
 
 
@@ -104,6 +111,9 @@ def main() -> None:
           f"range {min(p.ply for p in proofs)} - {max(p.ply for p in proofs)}), a win in "
           f"{statistics.median(p.length for p in proofs):g} plies; games "
           f"{statistics.median(lengths):g} plies long")
+    sampled = sum(p.ply - p.opening <= SAMPLED_PLIES for p in proofs)
+    print(f"first proof within the {SAMPLED_PLIES} plies after the opening whose moves are "
+          f"sampled: {sampled} of {len(proofs)}")
     after = sum(p.plies - p.ply for p in proofs)
     print(f"positions after the first proof: {after} of {sum(n - OPENING_STONES for n in lengths)} "
           f"past the opening")
