@@ -8,22 +8,30 @@ ply that first proof comes (and how many plies after the opening: the first ten 
 ones self-play samples at a temperature) and how long the proven win is, how much of each
 game is played after it, and whether the side it proved the win for went on to win the
 game: where it did not, the game's result (the value's target) says the opposite of what
-the position is.
+the position is. With ``--own-seconds S`` our own search (the shipped line network, the
+brain's search, S seconds) judges each first-proof position too: does a search of ours,
+deeper than the players', see the win that decided the game?
 
 Run: ``.venv/bin/python bench/bench_selfplay_proofs.py weights/training/linenet-selfplay-lrl15b.npz
---teacher /work/peers/bin/rapfi/pbrain-rapfi [--games 60] [--teacher-ms 100] [--seed 25]``
+--teacher /work/peers/bin/rapfi/pbrain-rapfi [--games 60] [--teacher-ms 100] [--seed 25]
+[--own-seconds 1]``
 """
 
 from __future__ import annotations
 
 import argparse
 import statistics
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from brain.eval.linenet import LineNet
+from brain.game.board import Board
 from brain.game.rules import Rule
+from brain.resources import weights_dir
+from brain.search.linesearch import LineSearch
 from brain.train.samples import LOSS, WIN, SampleStore
 from driver.teacher import Teacher, TeacherConfig
 from protocol.syntax import Point
@@ -49,6 +57,7 @@ class Proof:
     winner: int
     result: int
     plies: int
+    cells: list[int]
 
 
 def game_winner(store: SampleStore, game: int) -> int:
@@ -76,8 +85,20 @@ def first_proof(store: SampleStore, game: int, teacher: Teacher) -> Proof | None
             mover = BLACK if blacks == ply - blacks else WHITE
             winner = mover if mate > 0 else BLACK + WHITE - mover
             opening = int(store.count[store.game == game].min())
-            return Proof(ply, opening, abs(mate), winner, game_winner(store, game), len(points))
+            return Proof(ply, opening, abs(mate), winner, game_winner(store, game),
+                         len(points), [int(c) for c in cells[:ply]])
     return None
+
+
+def own_winrate(proof: Proof, search: LineSearch, seconds: float) -> float:
+    """Our search's winrate for the proven side at the proof's position (15x15 freestyle)."""
+    board = Board(15, 15, Rule.FREESTYLE)
+    for cell in proof.cells:
+        board.play(cell)
+    search.reset()
+    search.search(board, time.monotonic() + seconds, use_all=True)
+    mover = BLACK if int(board.to_move) == BLACK else WHITE
+    return search.info.winrate if mover == proof.winner else 1 - search.info.winrate
 
 
 def main() -> None:
@@ -87,6 +108,8 @@ def main() -> None:
     parser.add_argument("--teacher-ms", type=int, default=100)
     parser.add_argument("--games", type=int, default=60)
     parser.add_argument("--seed", type=int, default=25)
+    parser.add_argument("--own-seconds", type=float, default=0.0,
+                        help="judge the first-proof positions with our search too (0: not)")
     args = parser.parse_args()
     store = SampleStore.concatenate([SampleStore.load(path) for path in args.files])
     games = [g for g in range(len(store.start) - 1) if store.width[g] == 15
@@ -117,6 +140,17 @@ def main() -> None:
     after = sum(p.plies - p.ply for p in proofs)
     print(f"positions after the first proof: {after} of {sum(n - OPENING_STONES for n in lengths)} "
           f"past the opening")
+    if args.own_seconds > 0:
+        search = LineSearch(LineNet.from_file(weights_dir() / "linenet.npz"))
+        rates = [own_winrate(p, search, args.own_seconds) for p in proofs]
+        print(f"our search ({args.own_seconds:g} s) at the first proofs, the proven side's "
+              f"winrate: median {statistics.median(rates):.2f}; >= 0.7 in "
+              f"{sum(r >= 0.7 for r in rates)}, >= 0.5 in {sum(r >= 0.5 for r in rates)} "
+              f"of {len(rates)}")
+        thrown = [r for p, r in zip(proofs, rates, strict=True) if p.result != p.winner]
+        if thrown:
+            print(f"  in the {len(thrown)} games the proven side did not win: >= 0.7 in "
+                  f"{sum(r >= 0.7 for r in thrown)}, >= 0.5 in {sum(r >= 0.5 for r in thrown)}")
 
 
 if __name__ == "__main__":
