@@ -22,6 +22,8 @@ from pathlib import Path
 
 from tabulate import tabulate
 
+from arena.rundir import RunDir
+
 #: A proven win in the engines' messages: PentaZen's ``ev +v23``, Rapfi's ``Eval +M23``.
 PROVEN_WIN = re.compile(r"\bev \+v(\d+)|\bEval \+M(\d+)")
 #: Our search's winrate in its MESSAGE line.
@@ -44,14 +46,12 @@ class Loss:
 
 def losses(run: Path, opponent: str) -> list[Loss]:
     """The games of ``run`` that ``opponent`` won, read from its games and events."""
-    won = set()
-    for line in (run / "games.jsonl").read_text().splitlines():
-        game = json.loads(line)
-        if game["result"] in ("black", "white") and game[game["result"]] == opponent:
-            won.add(int(game["tags"]["game"]))
+    rundir = RunDir(run)
+    won = {int(record.tags["game"]) for record in rundir.load_games()
+           if record.winner == opponent}
     theirs: dict[int, dict[int, str]] = {g: {} for g in won}
     ours: dict[int, dict[int, float]] = {g: {} for g in won}
-    for line in (run / "events.jsonl").read_text().splitlines():
+    for line in rundir.events_path.read_text().splitlines():
         event = json.loads(line)
         if event.get("event") != "move" or event["game"] not in won:
             continue

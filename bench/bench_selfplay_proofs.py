@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from brain.eval.linenet import LineNet
-from brain.game.board import Board
+from brain.game.board import Board, Color
 from brain.game.rules import Rule
 from brain.resources import weights_dir
 from brain.search.linesearch import LineSearch
@@ -36,8 +36,6 @@ from brain.train.samples import LOSS, WIN, SampleStore
 from driver.teacher import Teacher, TeacherConfig
 from protocol.syntax import Point
 
-#: Colours as the sample store keeps them.
-BLACK, WHITE = 1, 2
 #: Stones an opening of the self-play games has at most: judging starts after them.
 OPENING_STONES = 5
 #: The plies after the opening whose moves self-play samples from the visits
@@ -48,45 +46,46 @@ SAMPLED_PLIES = 10
 @dataclass
 class Proof:
     """A game's first position with a proven win: after ``ply`` stones (``opening`` of
-    them the opening's), a win for ``winner`` in ``length`` plies; ``result`` is who won
-    the game (0: a draw), ``plies`` its stones at the end."""
+    them the opening's, ``cells`` all of them), a win for ``winner`` in ``length`` plies;
+    ``result`` is who won the game (None: a draw or no result), ``plies`` its stones at
+    the end."""
 
     ply: int
     opening: int
     length: int
-    winner: int
-    result: int
+    winner: Color
+    result: Color | None
     plies: int
     cells: list[int]
 
 
-def game_winner(store: SampleStore, game: int) -> int:
-    """Who won ``game`` (:data:`BLACK`, :data:`WHITE`, 0 for a draw or no result)."""
-    row = int(np.flatnonzero(store.game == game)[0])
-    mover, result = int(store.to_move[row]), int(store.result[row])
+def game_winner(store: SampleStore, row: int) -> Color | None:
+    """Who won the game of sample ``row`` (None for a draw or no result)."""
+    mover, result = Color(int(store.to_move[row])), int(store.result[row])
     if result == WIN:
         return mover
     if result == LOSS:
-        return BLACK + WHITE - mover
-    return 0
+        return mover.opponent
+    return None
 
 
 def first_proof(store: SampleStore, game: int, teacher: Teacher) -> Proof | None:
     """The teacher's first proven win in ``game`` after its opening, None if none."""
-    cells = store.stones[store.start[game]:store.start[game + 1]]
-    colors = store.colors[store.start[game]:store.start[game + 1]]
-    width = int(store.width[game])
-    points = [Point(int(c) % width, int(c) // width) for c in cells]
-    for ply in range(OPENING_STONES, len(points)):
-        mate = teacher.ask(points[:ply], width, int(store.height[game]), int(store.rule[game])
-                           ).judgement.mate
+    cells = [int(c) for c in store.stones[store.start[game]:store.start[game + 1]]]
+    width, height, rule = int(store.width[game]), int(store.height[game]), int(store.rule[game])
+    board = Board(width, height, Rule(rule))
+    for cell in cells[:OPENING_STONES]:
+        board.play(cell)
+    points = [Point(*board.xy(c)) for c in cells]
+    for ply in range(OPENING_STONES, len(cells)):
+        mate = teacher.ask(points[:ply], width, height, rule).judgement.mate
         if mate is not None:
-            blacks = int(np.count_nonzero(colors[:ply] == BLACK))
-            mover = BLACK if blacks == ply - blacks else WHITE
-            winner = mover if mate > 0 else BLACK + WHITE - mover
-            opening = int(store.count[store.game == game].min())
-            return Proof(ply, opening, abs(mate), winner, game_winner(store, game),
-                         len(points), [int(c) for c in cells[:ply]])
+            mover = Color(board.to_move)
+            rows = np.flatnonzero(store.game == game)
+            return Proof(ply, int(store.count[rows].min()), abs(mate),
+                         mover if mate > 0 else mover.opponent,
+                         game_winner(store, int(rows[0])), len(cells), cells[:ply])
+        board.play(cells[ply])
     return None
 
 
@@ -97,8 +96,8 @@ def own_winrate(proof: Proof, search: LineSearch, seconds: float) -> float:
         board.play(cell)
     search.reset()
     search.search(board, time.monotonic() + seconds, use_all=True)
-    mover = BLACK if int(board.to_move) == BLACK else WHITE
-    return search.info.winrate if mover == proof.winner else 1 - search.info.winrate
+    rate = search.info.winrate
+    return rate if board.to_move == proof.winner else 1 - rate
 
 
 def main() -> None:
@@ -128,7 +127,7 @@ def main() -> None:
     if not proofs:
         return
     won = sum(p.result == p.winner for p in proofs)
-    drawn = sum(p.result == 0 for p in proofs)
+    drawn = sum(p.result is None for p in proofs)
     print(f"the side proven to win won {won}, drew {drawn}, lost {len(proofs) - won - drawn}")
     print(f"first proof after {statistics.median(p.ply for p in proofs):g} stones (median; "
           f"range {min(p.ply for p in proofs)} - {max(p.ply for p in proofs)}), a win in "
