@@ -11,6 +11,7 @@ import subprocess
 import sys
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -49,6 +50,7 @@ from brain.train.linenet import (
     export,
     load_model,
     sampling_groups,
+    widen,
 )
 from brain.train.samples import SampleStore, samples_of_records
 
@@ -424,6 +426,28 @@ def test_a_short_training_run_learns_and_exports_to_the_play_path(tmp_path: Path
                                torch.softmax(wdl, 1)[0].numpy(), atol=2e-6)
 
 
+def test_a_widened_model_computes_what_it_was_and_grows_from_there(
+        small: tuple[LineNetModel, LineNet]) -> None:
+    model, net = small
+    wide = widen(model, replace(model.config, dim=20, hidden=32))
+    wide_net = LineNet(export(wide))
+    flags = torch.tensor([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]])
+    for name, board in POSITIONS[::4]:
+        planes = planes_of(board, int(board.to_move)).expand(3, -1, -1, -1)
+        with torch.no_grad():
+            for before, after in zip(model(planes, flags), wide(planes, flags), strict=True):
+                torch.testing.assert_close(after, before, atol=1e-5, rtol=0, msg=name)
+        renju = board.rule == Rule.RENJU
+        np.testing.assert_allclose(state_of(wide_net, board).wdl(int(board.to_move), renju),
+                                   state_of(net, board).wdl(int(board.to_move), renju),
+                                   atol=1e-6, err_msg=name)
+    # The weights out of the new channels and units learn from the first step.
+    _, wdl = wide(planes_of(POSITIONS[0][1], 1), flags[:1])
+    wdl[0, 0].backward()
+    assert wide.value1.weight.grad[:, 12:20].abs().sum() > 0
+    assert wide.value2.weight.grad[:, 20:].abs().sum() > 0
+
+
 def test_a_sources_weight_is_its_share_of_the_batches_whatever_its_board_sizes() -> None:
     training = weights_dir() / "training"
     store = SampleStore.concatenate([SampleStore.load(training / "linenet-teacher.npz"),
@@ -468,8 +492,19 @@ def test_a_training_run_starts_from_the_checkpoint_it_is_given(tmp_path: Path) -
     assert fresh.returncode == 0, fresh.stderr
     assert np.abs(load(tmp_path / "fresh" / "linenet.npz").table - shipped.table).mean() > 1
 
+    # Grown: the same network in the first 32 channels of the table, the new ones read by
+    # by none of the old value units but by what the two steps gave them.
+    grown = train("grown", "--initial", str(SHIPPED_MODEL), "--dim", "40", "--hidden", "72")
+    assert grown.returncode == 0, grown.stderr
+    wide = load(tmp_path / "grown" / "linenet.npz")
+    assert wide.table.shape == (ROW_COUNT, 40) and wide.value_w1.shape == (72, 42)
+    diff = np.abs(wide.table[:, :32].astype(np.int32) - shipped.table)
+    assert diff.max() <= 1 and (diff > 0).mean() < 1e-4
+    assert np.abs(wide.value_w1[:64, 32:40]).max() < 1e-6
     for flags, reason in ((("--initial", str(SHIPPED_MODEL), "--dim", "16"),
-                           "--dim 16: the model of --initial"),
+                           "dim 32 -> 16: a trained model's sizes can only grow"),
+                          (("--initial", str(SHIPPED_MODEL), "--middle", "96"),
+                           "middle 64 -> 96: a trained model's sizes can stay as they are"),
                           (("--initial", str(samples)), "not a line network checkpoint"),
                           (("--weight", "teacher15x15=2"), "no source teacher15x15"),
                           (("--weight", "freestyle15=0"), "a weight of 0"),

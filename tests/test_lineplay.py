@@ -20,7 +20,7 @@ from brain.game.openings import Opening, load_openings
 from brain.game.referee import judge_move
 from brain.game.rules import Rule
 from brain.resources import weights_dir
-from brain.train.linenet import BatchMaker, export, load_model
+from brain.train.linenet import BatchMaker, export, load_model, widen
 from brain.train.lineplay import (
     SOURCE,
     LineGame,
@@ -311,6 +311,23 @@ def test_the_line_reinforcement_loop_trains_gates_and_resumes(tmp_path: Path) ->
     assert test["config"]["sprt"]["elo0"] == 0.0 and test["config"]["sprt"]["elo1"] == 400.0
     assert 2 <= second["gate_games"] <= 4
     assert second["promoted"] == (second["gate_sprt"]["state"] == "H1")
+
+
+def test_a_loop_started_from_a_wider_network_keeps_its_sizes(tmp_path: Path) -> None:
+    from brain.train.reinforce import RlConfig, run
+
+    shipped = load_model(weights_dir() / "linenet-model.pt")
+    wide = widen(shipped, dataclasses.replace(shipped.config, dim=40, hidden=72))
+    torch.save({"model": wide.state_dict(), "config": {"model": dataclasses.asdict(wide.config)}},
+               tmp_path / "wide.pt")
+    config = RlConfig(out=str(tmp_path / "run"), network="line", iterations=1, games=2,
+                      steps=2, batch_size=16, playouts=32, gate_pairs=1, gate_playouts=24,
+                      gate_openings=4, initial=str(tmp_path / "wide.pt"),
+                      base=[str(weights_dir() / "training" / "linenet-teacher.npz")])
+    run(config)
+    candidate = LineNet.from_file(tmp_path / "run" / "candidates" / "iter-0000.npz")
+    assert candidate.dim == 40
+    assert load_model(tmp_path / "run" / "candidates" / "iter-0000.pt").config == wide.config
 
 
 def test_a_run_gates_on_the_openings_of_a_file_it_is_given(tmp_path: Path) -> None:

@@ -21,9 +21,8 @@ Examples::
 from __future__ import annotations
 
 import argparse
-import pickle
 import sys
-from dataclasses import asdict, fields
+from dataclasses import asdict, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -311,7 +310,7 @@ def add_teach_parser(commands: argparse._SubParsersAction) -> None:
 
 def add_linenet_parsers(commands: argparse._SubParsersAction) -> None:
     """The line-pattern network's commands: ``linenet-data`` and ``linenet``."""
-    from brain.train.linenet import ModelConfig, RunConfig
+    from brain.train.linenet import WIDENABLE, ModelConfig, RunConfig
 
     defaults, model = RunConfig(out=""), ModelConfig()
     ld = commands.add_parser(
@@ -347,34 +346,35 @@ def add_linenet_parsers(commands: argparse._SubParsersAction) -> None:
                          "a run's last.pt) whose model a new run starts from, with its "
                          "sizes; a run folder with last.pt resumes its own instead")
     for name, size in asdict(model).items():
+        grows = (", or larger than --initial's: the run starts from it widened"
+                 if name in WIDENABLE else "")
         ln.add_argument(f"--{name.replace('_', '-')}", type=int, default=None,
-                        help=f"(default {size})")
+                        help=f"(default {size}{grows})")
     ln.add_argument("--device", default=None, help="torch device (default: cuda if any)")
     ln.add_argument("--seed", type=int, default=defaults.seed)
 
 
 def _linenet_sizes(args: argparse.Namespace) -> ModelConfig:
-    """The model's sizes: those of ``--initial``'s checkpoint (any size flag given must
-    agree with it), else the flags over the defaults."""
-    import torch
-
-    from brain.train.linenet import ModelConfig
+    """The model's sizes: those of ``--initial``'s checkpoint, grown where a flag asks
+    (``--dim``, ``--hidden``: the run starts from it widened), else the flags over the
+    defaults."""
+    from brain.train.linenet import ModelConfig, check_widening, sizes_of
 
     given = {size.name: getattr(args, size.name) for size in fields(ModelConfig)
              if getattr(args, size.name) is not None}
     if args.initial is None:
         return ModelConfig(**given)
     try:
-        state = torch.load(args.initial, map_location="cpu", weights_only=False)
-        sizes = ModelConfig(**state["config"]["model"])
-    except (KeyError, TypeError, RuntimeError, pickle.UnpicklingError) as exc:
-        raise ValueError(f"--initial {args.initial}: not a line network checkpoint "
-                         f"(a .pt file with its model and sizes): {exc}") from exc
-    for name, size in given.items():
-        if getattr(sizes, name) != size:
-            raise ValueError(f"--{name.replace('_', '-')} {size}: the model of --initial "
-                             f"{args.initial} has {getattr(sizes, name)}; leave it out")
-    return sizes
+        sizes = sizes_of(args.initial)
+    except ValueError as exc:
+        raise ValueError(f"--initial {exc}") from exc
+    wanted = replace(sizes, **given)
+    try:
+        check_widening(sizes, wanted)
+    except ValueError as exc:
+        raise ValueError(f"the model of --initial {args.initial} has {sizes}: {exc}; "
+                         f"leave that flag out") from exc
+    return wanted
 
 
 def linenet_main(args: argparse.Namespace) -> int:

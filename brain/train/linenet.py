@@ -28,6 +28,7 @@ from __future__ import annotations
 import json
 import logging
 import math
+import pickle
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
@@ -200,6 +201,54 @@ class LineNetModel(nn.Module):
         p = F.relu(self.policy_dw(relu[:, :self.config.policy_dim]))
         policy = self.policy_out(p).flatten(1)
         return policy, wdl
+
+
+#: The sizes :func:`widen` can grow (the others shape the line network's layers, whose
+#: inputs interleave the taps).
+WIDENABLE = ("dim", "hidden")
+
+
+def check_widening(old: ModelConfig, new: ModelConfig) -> None:
+    """:raises ValueError: ``new`` is not ``old`` with some of :data:`WIDENABLE` grown."""
+    for name, before in asdict(old).items():
+        after = getattr(new, name)
+        if after != before and (name not in WIDENABLE or after < before):
+            allowed = ("only grow" if name in WIDENABLE
+                       else f"stay as they are (only {' and '.join(WIDENABLE)} can grow)")
+            raise ValueError(f"{name} {before} -> {after}: a trained model's sizes can "
+                             f"{allowed}")
+
+
+@torch.no_grad()
+def widen(model: LineNetModel, config: ModelConfig) -> LineNetModel:
+    """A model of the larger sizes ``config`` that computes exactly what ``model`` does.
+
+    The new feature channels and value units get fresh incoming weights and zero
+    outgoing ones: nothing reads them until training gives them a use, which it does
+    from the first step (the weights out of them have gradients, their inputs not
+    being zero). The policy head reads the first ``policy_dim`` channels, which stay as
+    they were.
+
+    :raises ValueError: ``config`` shrinks a size or changes one :func:`check_widening`
+        does not allow.
+    """
+    old = model.config
+    check_widening(old, config)
+    wide = LineNetModel(config).to(next(model.parameters()).device)
+    source = dict(model.named_parameters())
+    for name, param in wide.named_parameters():
+        before = source[name]
+        if name == "value1.weight":
+            # Its input is the pooled features, then the two renju flags: the flags'
+            # columns move to the end of the wider input.
+            before = torch.cat([before[:, :old.dim],
+                                before.new_zeros(len(before), config.dim - old.dim),
+                                before[:, old.dim:]], dim=1)
+        elif param.dim() > 1:
+            # The old units' weights from the new inputs.
+            param[:before.shape[0], before.shape[1]:] = 0
+        param[tuple(slice(0, size) for size in before.shape)] = before
+    return wide.train(model.training)
 
 
 # -- export ------------------------------------------------------------------------------
@@ -474,9 +523,12 @@ class Trainer:
             self.step = state["step"]
             log.info("resumed %s at step %d", last, self.step)
         elif self.config.initial is not None:
-            state = torch.load(self.config.initial, map_location=self.device,
-                               weights_only=False)
-            self.model.load_state_dict(state["model"])
+            initial = model_of(torch.load(self.config.initial, map_location=self.device,
+                                          weights_only=False))
+            if initial.config != self.config.model:
+                initial = widen(initial, self.config.model)
+                log.info("widened %s to %s", self.config.initial, self.config.model)
+            self.model.load_state_dict(initial.state_dict())
             log.info("started from the model of %s", self.config.initial)
 
     def checkpoint(self) -> None:
@@ -563,6 +615,19 @@ class Trainer:
         (self.out / "report.json").write_text(json.dumps(report, indent=1))
         log.info("validation: %s", json.dumps(report["validation"]))
         return {name: total / max(self.step - first, 1) for name, total in sums.items()}
+
+
+def sizes_of(path: str | Path) -> ModelConfig:
+    """The model sizes of a checkpoint.
+
+    :raises ValueError: ``path`` is not a line network checkpoint.
+    """
+    try:
+        state = torch.load(path, map_location="cpu", weights_only=False)
+        return ModelConfig(**state["config"]["model"])
+    except (KeyError, TypeError, RuntimeError, pickle.UnpicklingError) as exc:
+        raise ValueError(f"{path}: not a line network checkpoint (a .pt file with its "
+                         f"model and sizes): {exc}") from exc
 
 
 def load_model(path: str | Path, device: str = "cpu") -> LineNetModel:

@@ -30,7 +30,7 @@ from brain.game.openings import Opening, random_opening_stream
 from brain.game.rules import Rule
 from brain.resources import weights_dir
 from brain.train.cluster import cluster_games
-from brain.train.linenet import RunConfig, Trainer, export, model_of
+from brain.train.linenet import RunConfig, Trainer, export, model_of, sizes_of
 from brain.train.lineplay import (
     SOURCE,
     LinePlayConfig,
@@ -132,11 +132,14 @@ class LineLearner:
         store, weights = training_mix(window, c.base, c.base_share, c.base_weights)
         torch.set_num_threads(c.threads)
         device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        initial = c.initial or str(weights_dir() / SHIPPED_MODEL)
+        # The candidates keep the sizes of the network the run starts from (a wider one
+        # made by ``brain.train linenet --initial ... --dim ...``, say).
         run = RunConfig(out=str(out / "train"), weights=weights, batch_size=c.batch_size,
                         learning_rate=c.lr, weight_decay=c.weight_decay, steps=c.steps,
                         validation_fraction=0.0, schedule="constant",
-                        seed=c.seed + state.iteration,
-                        initial=c.initial or str(weights_dir() / SHIPPED_MODEL))
+                        seed=c.seed + state.iteration, initial=initial,
+                        model=sizes_of(initial))
         log.info("iteration %d: training on %d self-play samples and %d others on %s",
                  state.iteration, len(window), len(store) - len(window), device)
         # Each iteration ends at a fixed step, however often it was resumed.
