@@ -101,6 +101,20 @@ def test_a_game_is_the_same_wherever_it_is_played(net: LineNet, games: list[Line
                                                            games[3].targets)
 
 
+def test_only_the_first_plies_after_the_opening_are_sampled(net: LineNet,
+                                                             games: list[LineGame]) -> None:
+    def sampled(game: LineGame) -> list[int]:
+        """The plies after a full search whose move is not the most visited."""
+        return [n for n, (best, move) in enumerate(zip(game.best, game.moves, strict=True))
+                if best >= 0 and move != best]
+
+    assert any(sampled(game) for game in games)
+    assert all(n < QUICK.sample_plies for game in games for n in sampled(game))
+    greedy = dataclasses.replace(QUICK, sample_plies=0)
+    player = SelfPlayer(net, greedy)
+    assert not any(sampled(player.play(game_rng(greedy, n))) for n in range(3))
+
+
 def test_openings_are_near_even_for_the_search_and_never_an_excluded_one(net: LineNet) -> None:
     config = LinePlayConfig(judge_playouts=60, balance=0.2,
                             variants=((0, 15, 15, 1.0),), opening_stones=(3,))
@@ -391,8 +405,14 @@ def test_the_selfplay_command_plays_line_games(tmp_path: Path) -> None:
     assert more.returncode == 2 and f"holds games of seed {seed}" in more.stderr
     assert "Traceback" not in more.stderr
     assert SelfPlayLog.read(out).games == 2
+    # No sampled plies: every move played after a full search is its most visited.
     other = subprocess.run([sys.executable, "-m", "brain.train", "selfplay", "--network", "line",
-                            "--out", str(tmp_path / "other"), "--games", "1", "--playouts", "24"],
+                            "--out", str(tmp_path / "other"), "--games", "2", "--playouts", "24",
+                            "--sample-plies", "0"],
                            cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert other.returncode == 0, other.stderr
     assert SelfPlayLog.read(tmp_path / "other").seed != seed
+    store = replay_window(tmp_path / "other", 10**9)
+    full = store.target_start[1:] > store.target_start[:-1]
+    played = store.stones[store.start[store.game] + store.count]
+    assert full.sum() > 5 and (played[full] == store.move[full]).all()

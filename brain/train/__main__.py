@@ -121,6 +121,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     add_teach_parser(commands)
     add_linenet_parsers(commands)
 
+    from brain.train.lineplay import LinePlayConfig
+
+    play = LinePlayConfig()
+    first, last = play.temperature
     sp = commands.add_parser("selfplay", help="play self-play games into a replay folder "
                                               "(resumes its counts)")
     sp.add_argument("--out", required=True, help="replay folder")
@@ -137,6 +141,14 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     sp.add_argument("--seed", type=int, default=None,
                     help="the seed of the games (default: a new folder draws one and keeps "
                          "it in OUT/selfplay.json; a folder with games keeps its own)")
+    sp.add_argument("--sample-plies", type=int, default=play.sample_plies, metavar="N",
+                    help="line: plies after the opening whose move is sampled from the "
+                         "search's visits, the rest being its most visited (default "
+                         "%(default)s)")
+    sp.add_argument("--temperature", type=float, nargs=2, default=play.temperature,
+                    metavar=("FIRST", "LAST"),
+                    help="line: the sampling's temperature, going from FIRST at the "
+                         f"first of those plies to LAST (default {first} {last})")
     sp.add_argument("--cluster", metavar="ADDRESS", default=None, help=CLUSTER_HELP)
 
     rm = commands.add_parser(
@@ -561,7 +573,8 @@ def _line_selfplay(args: argparse.Namespace, seed: int) -> int:
     from brain.train.lineplay import LinePlayConfig, local_games, write_games
     from brain.train.selfplay import record_games
 
-    config = LinePlayConfig(playouts=args.playouts or LinePlayConfig.playouts, seed=seed)
+    config = LinePlayConfig(playouts=args.playouts or LinePlayConfig.playouts, seed=seed,
+                            sample_plies=args.sample_plies, temperature=tuple(args.temperature))
     best = args.weights or str(weights_dir() / LINE_NETWORK_FILE)
     if args.cluster is None:
         log = record_games(local_games(best, config), Path(args.out), args.games,
