@@ -406,9 +406,9 @@ def test_the_selfplay_command_plays_line_games(tmp_path: Path) -> None:
     assert "Traceback" not in more.stderr
     assert SelfPlayLog.read(out).games == 2
     # No sampled plies: every move played after a full search is its most visited.
+    greedy = ["--playouts", "24", "--sample-plies", "0"]
     other = subprocess.run([sys.executable, "-m", "brain.train", "selfplay", "--network", "line",
-                            "--out", str(tmp_path / "other"), "--games", "2", "--playouts", "24",
-                            "--sample-plies", "0"],
+                            "--out", str(tmp_path / "other"), "--games", "2", *greedy],
                            cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert other.returncode == 0, other.stderr
     assert SelfPlayLog.read(tmp_path / "other").seed != seed
@@ -416,3 +416,25 @@ def test_the_selfplay_command_plays_line_games(tmp_path: Path) -> None:
     full = store.target_start[1:] > store.target_start[:-1]
     played = store.stones[store.start[store.game] + store.count]
     assert full.sum() > 5 and (played[full] == store.move[full]).all()
+    # The folder keeps what its games were played with: more games of other settings, or
+    # of another network, are refused; the same network named otherwise is the same.
+    copy = tmp_path / "same.npz"
+    copy.write_bytes(SHIPPED.read_bytes())
+    for flags, told in ((["--playouts", "24"], "sample_plies 0 (not 10)"),
+                        ([*greedy, "--temperature", "0.5", "0.2"],
+                         "temperature [0.8, 0.3] (not [0.5, 0.2])"),
+                        ([*greedy, "--weights", str(weights_dir() / "candidates" /
+                                                    "linenet-gen0.npz")], "weights sha256:"),
+                        ([*greedy, "--weights", str(copy)], None)):
+        more = subprocess.run([sys.executable, "-m", "brain.train", "selfplay", "--network",
+                               "line", "--out", str(tmp_path / "other"), "--games", "1",
+                               *flags], cwd=ROOT, capture_output=True, text=True, timeout=300)
+        if told is None:
+            assert more.returncode == 0, more.stderr
+        else:
+            assert more.returncode == 2 and told in more.stderr, more.stderr
+    assert SelfPlayLog.read(tmp_path / "other").games == 3
+    conv = subprocess.run([sys.executable, "-m", "brain.train", "selfplay", "--out",
+                           str(tmp_path / "conv"), "--games", "1", "--sample-plies", "0"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert conv.returncode == 2 and "are for --network line" in conv.stderr

@@ -141,11 +141,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     sp.add_argument("--seed", type=int, default=None,
                     help="the seed of the games (default: a new folder draws one and keeps "
                          "it in OUT/selfplay.json; a folder with games keeps its own)")
-    sp.add_argument("--sample-plies", type=int, default=play.sample_plies, metavar="N",
+    sp.add_argument("--sample-plies", type=int, default=None, metavar="N",
                     help="line: plies after the opening whose move is sampled from the "
                          "search's visits, the rest being its most visited (default "
-                         "%(default)s)")
-    sp.add_argument("--temperature", type=float, nargs=2, default=play.temperature,
+                         f"{play.sample_plies})")
+    sp.add_argument("--temperature", type=float, nargs=2, default=None,
                     metavar=("FIRST", "LAST"),
                     help="line: the sampling's temperature, going from FIRST at the "
                          f"first of those plies to LAST (default {first} {last})")
@@ -489,17 +489,25 @@ def main(argv: list[str] | None = None) -> int:
             folder_seed,
             generate,
             record_games,
+            weights_identity,
         )
 
-        try:
-            seed = folder_seed(Path(args.out), args.seed)
-        except SettingsMismatch as exc:
-            print(f"python -m brain.train selfplay: error: {exc}", file=sys.stderr)
+        if args.network == "conv" and (args.sample_plies, args.temperature) != (None, None):
+            print("python -m brain.train selfplay: error: --sample-plies and --temperature "
+                  "are for --network line", file=sys.stderr)
             return 2
         if args.network == "line":
-            return _line_selfplay(args, seed)
-        config = SelfPlayConfig(playouts=args.playouts or 160, seed=seed)
+            return _line_selfplay(args)
         best = args.weights or HEURISTIC
+        playouts = args.playouts or 160
+        try:
+            seed = folder_seed(Path(args.out), args.seed,
+                               {"network": "conv", "weights": weights_identity(best),
+                                "playouts": playouts})
+        except (SettingsMismatch, OSError) as exc:
+            print(f"python -m brain.train selfplay: error: {exc}", file=sys.stderr)
+            return 2
+        config = SelfPlayConfig(playouts=playouts, seed=seed)
         if args.cluster is None:
             log = generate(best_evaluator(best), Path(args.out), args.games, config)
         else:
@@ -564,18 +572,35 @@ def _replay_merge(args: argparse.Namespace) -> int:
     return 0
 
 
-def _line_selfplay(args: argparse.Namespace, seed: int) -> int:
-    """``selfplay --network line``: games of the line network's search, drawn from
-    ``seed``, into a folder."""
+def _line_selfplay(args: argparse.Namespace) -> int:
+    """``selfplay --network line``: games of the line network's search into a folder,
+    drawn from its seed, with the settings of the games it holds."""
     from brain.catalog import LINE_NETWORK_FILE
     from brain.resources import weights_dir
     from brain.train.cluster import cluster_games, connect_cluster
     from brain.train.lineplay import LinePlayConfig, local_games, write_games
-    from brain.train.selfplay import record_games
+    from brain.train.selfplay import (
+        SettingsMismatch,
+        folder_seed,
+        record_games,
+        weights_identity,
+    )
 
-    config = LinePlayConfig(playouts=args.playouts or LinePlayConfig.playouts, seed=seed,
-                            sample_plies=args.sample_plies, temperature=tuple(args.temperature))
     best = args.weights or str(weights_dir() / LINE_NETWORK_FILE)
+    defaults = LinePlayConfig()
+    playouts = args.playouts or defaults.playouts
+    sample_plies = defaults.sample_plies if args.sample_plies is None else args.sample_plies
+    temperature = tuple(args.temperature or defaults.temperature)
+    try:
+        seed = folder_seed(Path(args.out), args.seed,
+                           {"network": "line", "weights": weights_identity(best),
+                            "playouts": playouts, "sample_plies": sample_plies,
+                            "temperature": temperature})
+    except (SettingsMismatch, OSError) as exc:
+        print(f"python -m brain.train selfplay: error: {exc}", file=sys.stderr)
+        return 2
+    config = LinePlayConfig(playouts=playouts, seed=seed, sample_plies=sample_plies,
+                            temperature=temperature)
     if args.cluster is None:
         log = record_games(local_games(best, config), Path(args.out), args.games,
                            write=write_games)

@@ -18,6 +18,7 @@ the :class:`~brain.train.data.Batch` form the trainer uses.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import secrets
 import threading
@@ -244,6 +245,9 @@ class SelfPlayLog:
     seconds: float = 0.0
     #: The seed its games were drawn from (folders made before it was kept used 0).
     seed: int = 0
+    #: What its games were played with (:func:`folder_seed`; None: not kept, as in
+    #: folders made before it was, or a reinforcement run's, whose state keeps them).
+    settings: dict[str, Any] | None = None
 
     @classmethod
     def read(cls, folder: Path) -> SelfPlayLog:
@@ -267,22 +271,48 @@ def new_seed() -> int:
     return secrets.randbelow(2**31)
 
 
-def folder_seed(folder: Path, given: int | None) -> int:
+def weights_identity(weights: str) -> str:
+    """What names a player's network in a folder's settings: its file's content (a
+    digest, so that the same file named otherwise is the same player and a file
+    trained anew under the same name is not), or ``weights`` itself where it names no
+    file (:data:`HEURISTIC`).
+
+    :raises OSError: the file cannot be read.
+    """
+    path = Path(weights)
+    if weights == HEURISTIC and not path.exists():
+        return weights
+    return "sha256:" + hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+
+
+def folder_seed(folder: Path, given: int | None,
+                settings: dict[str, Any] | None = None) -> int:
     """The seed of the games of replay folder ``folder``, kept in its ``selfplay.json``:
     the saved one if it has games, else ``given`` or, without one, a new seed (two folders
-    filled by one network with one seed would hold the same games).
+    filled by one network with one seed would hold the same games). ``settings`` (values
+    JSON keeps) are what the games to come are played with: kept with a new folder's seed,
+    and checked against those kept with its games.
 
     :raises SettingsMismatch: ``given`` differs from the seed the folder's games were
-        played with.
+        played with, or ``settings`` from the settings they were played with.
     """
     log = SelfPlayLog.read(folder)
+    settings = None if settings is None else json.loads(json.dumps(settings))
     if log.games:
         if given is not None and given != log.seed:
             raise SettingsMismatch(f"{folder} holds games of seed {log.seed}, not {given}: "
                                    "give that seed, or none, to add games to it, or use "
                                    "another folder")
+        if settings is not None and log.settings is not None and settings != log.settings:
+            changed = sorted(name for name in settings.keys() | log.settings.keys()
+                             if settings.get(name) != log.settings.get(name))
+            played = ", ".join(f"{name} {log.settings.get(name)} (not {settings.get(name)})"
+                               for name in changed)
+            raise SettingsMismatch(f"{folder} holds games played with {played}: give those "
+                                   "to add games to it, or use another folder")
         return log.seed
     log.seed = new_seed() if given is None else given
+    log.settings = settings
     folder.mkdir(parents=True, exist_ok=True)
     log.write(folder)
     return log.seed
