@@ -24,7 +24,7 @@ import argparse
 import sys
 from dataclasses import asdict, fields, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from brain.train.data import SOURCES
 from brain.train.patterns import DEFAULT_SOURCES as PATTERN_SOURCES
@@ -480,41 +480,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
     if args.command == "selfplay":
-        from brain.train.cluster import cluster_games, connect_cluster
-        from brain.train.selfplay import (
-            HEURISTIC,
-            SelfPlayConfig,
-            SettingsMismatch,
-            best_evaluator,
-            folder_seed,
-            generate,
-            record_games,
-            weights_identity,
-        )
-
-        if args.network == "conv" and (args.sample_plies, args.temperature) != (None, None):
-            print("python -m brain.train selfplay: error: --sample-plies and --temperature "
-                  "are for --network line", file=sys.stderr)
-            return 2
-        if args.network == "line":
-            return _line_selfplay(args)
-        best = args.weights or HEURISTIC
-        playouts = args.playouts or 160
-        try:
-            seed = folder_seed(Path(args.out), args.seed,
-                               {"network": "conv", "weights": weights_identity(best),
-                                "playouts": playouts})
-        except (SettingsMismatch, OSError) as exc:
-            print(f"python -m brain.train selfplay: error: {exc}", file=sys.stderr)
-            return 2
-        config = SelfPlayConfig(playouts=playouts, seed=seed)
-        if args.cluster is None:
-            log = generate(best_evaluator(best), Path(args.out), args.games, config)
-        else:
-            with connect_cluster(args.cluster):
-                log = record_games(cluster_games(best, config), Path(args.out), args.games)
-        print(f"{args.out}: {log.games} games, {log.samples} samples")
-        return 0
+        return _selfplay(args)
     if args.command == "replay-merge":
         return _replay_merge(args)
     if args.command == "rl":
@@ -572,45 +538,63 @@ def _replay_merge(args: argparse.Namespace) -> int:
     return 0
 
 
-def _line_selfplay(args: argparse.Namespace) -> int:
-    """``selfplay --network line``: games of the line network's search into a folder,
-    drawn from its seed, with the settings of the games it holds."""
+def _selfplay(args: argparse.Namespace) -> int:
+    """``selfplay``: games of one network's search into a replay folder, drawn from the
+    folder's seed, with the settings of the games it holds."""
     from brain.catalog import LINE_NETWORK_FILE
     from brain.resources import weights_dir
     from brain.train.cluster import cluster_games, connect_cluster
     from brain.train.lineplay import LinePlayConfig, local_games, write_games
     from brain.train.selfplay import (
+        HEURISTIC,
+        SelfPlayConfig,
         SettingsMismatch,
+        best_evaluator,
         folder_seed,
+        generate,
         record_games,
         weights_identity,
+        write_chunk,
     )
 
-    best = args.weights or str(weights_dir() / LINE_NETWORK_FILE)
-    defaults = LinePlayConfig()
-    playouts = args.playouts or defaults.playouts
-    sample_plies = defaults.sample_plies if args.sample_plies is None else args.sample_plies
-    temperature = tuple(args.temperature or defaults.temperature)
-    try:
-        seed = folder_seed(Path(args.out), args.seed,
-                           {"network": "line", "weights": weights_identity(best),
-                            "playouts": playouts, "sample_plies": sample_plies,
-                            "temperature": temperature})
-    except (SettingsMismatch, OSError) as exc:
-        print(f"python -m brain.train selfplay: error: {exc}", file=sys.stderr)
-        return 2
-    config = LinePlayConfig(playouts=playouts, seed=seed, sample_plies=sample_plies,
-                            temperature=temperature)
-    if args.cluster is None:
-        log = record_games(local_games(best, config), Path(args.out), args.games,
-                           write=write_games)
+    error = "python -m brain.train selfplay: error:"
+    settings: dict[str, Any]
+    if args.network == "conv":
+        if (args.sample_plies, args.temperature) != (None, None):
+            print(f"{error} --sample-plies and --temperature are for --network line",
+                  file=sys.stderr)
+            return 2
+        best = args.weights or HEURISTIC
+        settings = {"playouts": args.playouts or 160}
     else:
+        best = args.weights or str(weights_dir() / LINE_NETWORK_FILE)
+        defaults = LinePlayConfig()
+        settings = {
+            "playouts": args.playouts or defaults.playouts,
+            "sample_plies": (defaults.sample_plies if args.sample_plies is None
+                             else args.sample_plies),
+            "temperature": tuple(args.temperature or defaults.temperature)}
+    out = Path(args.out)
+    try:
+        seed = folder_seed(out, args.seed, {"network": args.network,
+                                            "weights": weights_identity(best), **settings})
+    except (SettingsMismatch, OSError) as exc:
+        print(f"{error} {exc}", file=sys.stderr)
+        return 2
+    config: SelfPlayConfig | LinePlayConfig
+    if args.network == "conv":
+        config, write = SelfPlayConfig(seed=seed, **settings), write_chunk
+    else:
+        config, write = LinePlayConfig(seed=seed, **settings), write_games
+    if args.cluster is not None:
         with connect_cluster(args.cluster):
-            log = record_games(cluster_games(best, config), Path(args.out), args.games,
-                               write=write_games)
+            log = record_games(cluster_games(best, config), out, args.games, write=write)
+    elif isinstance(config, SelfPlayConfig):
+        log = generate(best_evaluator(best), out, args.games, config)
+    else:
+        log = record_games(local_games(best, config), out, args.games, write=write)
     print(f"{args.out}: {log.games} games, {log.samples} samples")
     return 0
-
 
 if __name__ == "__main__":
     sys.exit(main())
