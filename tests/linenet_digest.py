@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import sys
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -17,7 +16,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from puzzle_data import freestyle_vcf_puzzles
 
-from brain.eval.linenet import LineNet, LineNetState, LineNetWeights, load
+from brain.eval.linenet import LineNet, LineNetState
 from brain.game.board import Board
 from brain.resources import weights_dir
 from brain.search.playout import Playouts, Tree
@@ -49,24 +48,11 @@ def proofs(net: LineNet, board: Board) -> list[int]:
     return [int(playouts.tree.proven[0])]
 
 
-def regional(weights: LineNetWeights) -> LineNetWeights:
-    """``weights`` with a value head that pools 3 x 3 regions apart, each region's
-    weights scaled by its own factor (so that a region mixed up shows)."""
-    dim = weights.table.shape[1]
-    w1 = weights.value_w1
-    blocks = [w1[:, :dim] * (0.4 + 0.15 * r) for r in range(9)]
-    model = {**weights.meta["model"], "regions": 3}
-    return replace(weights, value_w1=np.concatenate([*blocks, w1[:, dim:]], axis=1),
-                   meta={**weights.meta, "model": model})
-
-
 def main() -> None:
-    shipped = load(weights_dir() / "linenet.npz")
-    net, regions = LineNet(shipped), LineNet(regional(shipped))
+    net = LineNet.from_file(weights_dir() / "linenet.npz")
     document = []
     for puzzle in freestyle_vcf_puzzles(60):
         document.append({"eval": evaluate(net, puzzle.board),
-                         "regions": evaluate(regions, puzzle.board)["1"]["wdl"],
                          "proof": proofs(net, puzzle.board)})
     print(json.dumps(document))
 

@@ -109,13 +109,11 @@ def positions() -> list[tuple[str, Board]]:
 POSITIONS = positions()
 
 
-@pytest.fixture(scope="module", params=[1, 3], ids=["board", "regions"])
-def small(request: pytest.FixtureRequest) -> tuple[LineNetModel, LineNet]:
-    """A small random model (seeded) and its export: its value head pools the whole
-    board, or 3 x 3 regions apart."""
+@pytest.fixture(scope="module")
+def small() -> tuple[LineNetModel, LineNet]:
+    """A small random model (seeded) and its export."""
     torch.manual_seed(3)
-    model = LineNetModel(ModelConfig(dim=12, policy_dim=6, middle=16, hidden=20,
-                                     regions=request.param)).eval()
+    model = LineNetModel(ModelConfig(dim=12, policy_dim=6, middle=16, hidden=20)).eval()
     return model, LineNet(export(model))
 
 
@@ -188,8 +186,8 @@ def test_the_play_path_computes_what_the_torch_model_computes(small, name: str,
         np.testing.assert_allclose(logits, policy[0].numpy()[empty], atol=2e-5)
 
 
-def test_a_long_make_and_unmake_sequence_leaves_the_state_exact(small) -> None:
-    net = small[1]
+def test_a_long_make_and_unmake_sequence_leaves_the_state_exact() -> None:
+    net = LineNet(load(SHIPPED))
     board = POSITIONS[1][1].copy()
     state = state_of(net, board)
     rng = np.random.default_rng(5)
@@ -233,16 +231,6 @@ def test_a_damaged_weight_file_is_refused_with_the_reason(tmp_path: Path) -> Non
     np.savez(bad, table=np.zeros((3, 4), np.int16))
     with pytest.raises(LineNetError, match="no line-pattern network"):
         load(bad)
-    shipped = load(SHIPPED)
-    five = replace(shipped, meta={**shipped.meta, "model": {**shipped.meta["model"],
-                                                            "regions": 5}})
-    five.save(bad)
-    with pytest.raises(LineNetError, match="pools 5 x 5 regions; this play path takes 1 to 3"):
-        load(bad)
-    three = replace(five, meta={**five.meta, "model": {**five.meta["model"], "regions": 3}})
-    three.save(bad)
-    with pytest.raises(LineNetError, match="inconsistent shapes"):
-        load(bad)
 
 
 @pytest.mark.parametrize("tables", [t for t, _ in COMMITTED], ids=[t.name for t, _ in COMMITTED])
@@ -274,9 +262,6 @@ def test_compiled_and_pure_forms_agree() -> None:
                                        atol=1e-5)
             np.testing.assert_allclose(a["eval"][side]["policy"], b["eval"][side]["policy"],
                                        atol=1e-4)
-        np.testing.assert_allclose(a["regions"], b["regions"], atol=1e-5)
-    # The regions' value differs from the whole board's (the scaled regions matter).
-    assert max(abs(a["regions"][0] - a["eval"]["1"]["wdl"][0]) for a in pure) > 0.01
 
 
 def stones(board: Board, black: list[tuple[int, int]], white: list[tuple[int, int]],
@@ -444,7 +429,7 @@ def test_a_short_training_run_learns_and_exports_to_the_play_path(tmp_path: Path
 def test_a_widened_model_computes_what_it_was_and_grows_from_there(
         small: tuple[LineNetModel, LineNet]) -> None:
     model, net = small
-    wide = widen(model, replace(model.config, dim=20, hidden=32, regions=3))
+    wide = widen(model, replace(model.config, dim=20, hidden=32))
     wide_net = LineNet(export(wide))
     flags = torch.tensor([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]])
     for name, board in POSITIONS[::4]:
@@ -459,12 +444,8 @@ def test_a_widened_model_computes_what_it_was_and_grows_from_there(
     # The weights out of the new channels and units learn from the first step.
     _, wdl = wide(planes_of(POSITIONS[0][1], 1), flags[:1])
     wdl[0, 0].backward()
-    new_channels = wide.value1.weight.grad[:, :-2].view(32, 9, 20)[:, :, 12:]
-    assert new_channels.abs().sum(dim=(0, 2)).min() > 0
+    assert wide.value1.weight.grad[:, 12:20].abs().sum() > 0
     assert wide.value2.weight.grad[:, 20:].abs().sum() > 0
-    with pytest.raises(ValueError, match="regions 3 -> 2: a trained model's regions can "
-                                         "only be split from the whole board"):
-        widen(wide, replace(wide.config, regions=2))
 
 
 def test_a_sources_weight_is_its_share_of_the_batches_whatever_its_board_sizes() -> None:

@@ -3,7 +3,7 @@
 
 cdef class LineNet:
     cdef public object weights
-    cdef public int dim, hidden, policy_dim, regions
+    cdef public int dim, hidden, policy_dim
     cdef public float policy_b
     cdef readonly object _table, _w1, _b1, _w2, _b2, _w3, _b3, _pdw, _pdb, _pw
     cdef short[:, ::1] table_v
@@ -20,7 +20,7 @@ cdef class LineNet:
 cdef class LineNetState:
     cdef public LineNet net
     cdef public int width, height, size
-    cdef readonly object _geo, _codes, _features, _pooled, _relu, _region
+    cdef readonly object _geo, _codes, _features, _pooled, _scratch, _relu
     cdef float[:, ::1] relu_v
     cdef public int padded_width
     cdef int[::1] touch_start
@@ -29,7 +29,6 @@ cdef class LineNetState:
     cdef int[::1] touch_cell
     cdef int[::1] line_cell
     cdef int[::1] cell_pad
-    cdef int[::1] region_offset
     cdef int[:, ::1] codes_v
     cdef int[:, ::1] shown_v
     cdef int[:, ::1] pending_v
@@ -38,6 +37,7 @@ cdef class LineNetState:
     cdef readonly object _shown, _pending, _is_pending
     cdef int[:, :, ::1] features_v
     cdef int[:, ::1] pooled_v
+    cdef float[::1] scratch_v
     cdef public double win, draw, loss
 
     cpdef play(self, int index, int color)

@@ -18,10 +18,8 @@ opponent's): the state keeps two frames, one for each side to move, updated toge
 
 The heads:
 
-* value: the mean over the board of ReLU(feature) (or, for a network of
-  :attr:`LineNet.regions` > 1, each block's share of it, the board cut into regions x
-  regions blocks), with two flags for renju (black or white to move), through a 3-layer
-  perceptron to win/draw/loss logits;
+* value: the mean over the board of ReLU(feature), with two flags for renju (black or
+  white to move), through a 3-layer perceptron to win/draw/loss logits;
 * policy: on the first :attr:`LineNet.policy_dim` channels of ReLU(feature), a 3x3
   depthwise convolution, a ReLU and a dot product give each empty cell its logit.
 
@@ -58,8 +56,6 @@ FEATURE_BOUND = 8.0
 MAX_DIM = 64
 #: The widest hidden layer of the value head the play path takes.
 MAX_HIDDEN = 128
-#: The most regions along a side that the value head pools apart.
-MAX_REGIONS = 3
 #: Version of the weight file layout.
 FORMAT_VERSION = 1
 
@@ -98,13 +94,6 @@ def window_code(digits: list[int] | tuple[int, ...], left: int) -> int:
     return code
 
 
-def cell_regions(width: int, height: int, regions: int) -> np.ndarray:
-    """The value head's region of every cell (row by row): the board cut into
-    ``regions`` x ``regions`` near-equal blocks, numbered row by row: int32 [size]."""
-    ys, xs = np.divmod(np.arange(width * height, dtype=np.int32), width)
-    return ((ys * regions) // height * regions + (xs * regions) // width).astype(np.int32)
-
-
 class LineNetError(PbrainError, ValueError):
     """A weight file that cannot be used (missing, another layout, inconsistent)."""
 
@@ -125,11 +114,6 @@ class LineNetWeights:
     policy_w: np.ndarray       # [policy_dim]
     policy_b: float
     meta: dict
-
-    @property
-    def regions(self) -> int:
-        """Regions along a side that the value head pools apart (1: the whole board)."""
-        return int(self.meta.get("model", {}).get("regions", 1))
 
     def save(self, path: str | Path) -> None:
         """Write the weights as a compressed ``.npz``."""
@@ -162,17 +146,11 @@ def load(path: str | Path) -> LineNetWeights:
                            f"{meta.get('reach')}, expected {FORMAT_VERSION} and {REACH}")
     weights = LineNetWeights(**arrays, policy_b=policy_b, meta=meta)
     dim = weights.table.shape[1]
-    regions = weights.regions
-    if not 1 <= regions <= MAX_REGIONS:
-        raise LineNetError(f"{path}: the value head pools {regions} x {regions} regions; "
-                           f"this play path takes 1 to {MAX_REGIONS}")
-    if (weights.table.shape[0] != ROW_COUNT
-            or weights.value_w1.shape[1] != regions ** 2 * dim + 2
+    if (weights.table.shape[0] != ROW_COUNT or weights.value_w1.shape[1] != dim + 2
             or dim > MAX_DIM or weights.value_w1.shape[0] > MAX_HIDDEN
             or weights.policy_dw.shape[0] > dim):
         raise LineNetError(f"{path}: inconsistent shapes (table {weights.table.shape}, "
-                           f"value input {weights.value_w1.shape}, {regions} x {regions} "
-                           f"regions)")
+                           f"value input {weights.value_w1.shape})")
     return weights
 
 
@@ -185,7 +163,6 @@ class LineNet:
         self.dim = weights.table.shape[1]
         self.hidden = weights.value_w1.shape[0]
         self.policy_dim = weights.policy_dw.shape[0]
-        self.regions = weights.regions
         self._table = np.ascontiguousarray(weights.table, dtype=np.int16)
         # Input-major copies: the heads' loops add a whole row of independent outputs
         # at a time, instead of one long chain of dependent additions per output.
@@ -298,9 +275,6 @@ class LineNetState:
         self.touch_cell = geo.touch_cell
         self.line_cell = geo.line_cell
         self.cell_pad = geo.cell_pad
-        # Each cell's region, as the place of the region's channels in the pooled sums.
-        self._region = cell_regions(width, height, net.regions)
-        self.region_offset = self._region * net.dim
         self._codes = np.zeros((2, 4 * self.size), dtype=np.int32)
         # Compiled, the features follow the codes lazily: a move only lists the lines it
         # changed, and a frame's features catch up when that frame is read, so that moves
@@ -311,7 +285,9 @@ class LineNetState:
         self._is_pending = np.zeros((2, 4 * self.size), dtype=np.uint8)
         self.pending_count = [0, 0]
         self._features = np.zeros((2, self.size, net.dim), dtype=np.int32)
-        self._pooled = np.zeros((2, net.regions ** 2 * net.dim), dtype=np.int32)
+        self._pooled = np.zeros((2, net.dim), dtype=np.int32)
+        self._scratch = np.zeros(2 * max(net.hidden, net.dim + 2, net.policy_dim),
+                                 dtype=np.float32)
         self.win = self.draw = self.loss = 0.0
         # ReLU of each cell's first policy_dim channels, as floats, on a grid with a
         # border of zeros (so that the policy's 3x3 taps need no edge tests); compiled,
@@ -326,6 +302,7 @@ class LineNetState:
         self.is_pending_v = self._is_pending
         self.features_v = self._features
         self.pooled_v = self._pooled
+        self.scratch_v = self._scratch
         self.reset()
 
     def reset(self) -> None:
@@ -339,9 +316,7 @@ class LineNetState:
         rows = self.net._table[geo.base].astype(np.int32).reshape(4, self.size, -1)
         self._features[0] = rows.sum(axis=0)
         self._features[1] = self._features[0]
-        pooled = self._pooled.reshape(2, -1, self.net.dim)
-        pooled[:] = 0
-        np.add.at(pooled, (slice(None), self._region), np.maximum(self._features, 0))
+        self._pooled[:] = np.maximum(self._features, 0).sum(axis=1)
         pdim = self.net.policy_dim
         relu = self._relu.reshape(2, self.height + 2, self.width + 2, pdim)
         inner = np.maximum(self._features[:, :, :pdim], 0).astype(np.float32) / FEATURE_SCALE
@@ -400,8 +375,7 @@ class LineNetState:
                    after=cython.int, features=cython.p_int,
                    pooled=cython.p_int, table=cython.p_short, old_row=cython.p_short,
                    new_row=cython.p_short, feature=cython.p_int, relu=cython.p_float,
-                   cell_relu=cython.p_float, pdim=cython.int, scale=cython.float,
-                   pooled_count=cython.int, region_gain=cython.p_int)
+                   cell_relu=cython.p_float, pdim=cython.int, scale=cython.float)
     def _refresh(self, frame: cython.int) -> cython.void:
         # Bring ``frame``'s features up to its codes (compiled only; see __init__).
         if self.pending_count[frame] == 0:
@@ -413,13 +387,12 @@ class LineNetState:
         pooled = cython.address(self.pooled_v[frame, 0])
         relu = cython.address(self.relu_v[frame, 0])
         table = cython.address(self.net.table_v[0, 0])
-        pooled_count = self.net.regions * self.net.regions * dim
         # The rows' differences and the pooled sums' changes gather in local arrays,
         # which no store through a pointer can alias: the compiler then vectorises the
         # channel loops.
-        gain = cython.declare(cython.int[576])  # MAX_REGIONS ** 2 * MAX_DIM (a literal)
-        delta = cython.declare(cython.int[64])  # MAX_DIM
-        for k in range(pooled_count):
+        gain = cython.declare(cython.int[64])  # MAX_DIM (a C array needs a literal)
+        delta = cython.declare(cython.int[64])
+        for k in range(dim):
             gain[k] = 0
         for i in range(self.pending_count[frame]):
             line = self.pending_v[frame, i]
@@ -435,17 +408,16 @@ class LineNetState:
             for k in range(dim):
                 delta[k] = new_row[k] - old_row[k]
             feature = features + cell * dim
-            region_gain = cython.address(gain[self.region_offset[cell]])
             for k in range(dim):
                 before = feature[k]
                 after = before + delta[k]
                 feature[k] = after
-                region_gain[k] += max(after, 0) - max(before, 0)
+                gain[k] += max(after, 0) - max(before, 0)
             cell_relu = relu + self.cell_pad[cell] * pdim
             for k in range(pdim):
                 cell_relu[k] = max(feature[k], 0) * scale
         self.pending_count[frame] = 0
-        for k in range(pooled_count):
+        for k in range(dim):
             pooled[k] += gain[k]
 
     def _update_python(self, index: int, color: int, sign: int) -> None:
@@ -465,14 +437,13 @@ class LineNetState:
             np.add.at(self._features[frame], cells,
                       table[new].astype(np.int32) - table[old].astype(np.int32))
             after = self._features[frame, touched]
-            np.add.at(self._pooled[frame].reshape(-1, self.net.dim), self._region[touched],
-                      np.maximum(after, 0) - np.maximum(before, 0))
+            self._pooled[frame] += (np.maximum(after, 0) - np.maximum(before, 0)).sum(axis=0)
 
     @cython.cfunc
     @cython.boundscheck(False)
     @cython.wraparound(False)
     @cython.initializedcheck(False)
-    @cython.locals(frame=cython.int, i=cython.int, j=cython.int, pooled_count=cython.int,
+    @cython.locals(frame=cython.int, i=cython.int, j=cython.int, dim=cython.int,
                    hidden=cython.int, inputs=cython.int, acc=cython.float,
                    top=cython.float, total=cython.double, l0=cython.float,
                    l1=cython.float, l2=cython.float, net=LineNet, w=cython.p_float)
@@ -482,20 +453,20 @@ class LineNetState:
             self._head_numpy(to_move, renju)
             return
         net = self.net
-        pooled_count = net.regions * net.regions * net.dim
+        dim = net.dim
         hidden = net.hidden
-        inputs = pooled_count + 2
+        inputs = dim + 2
         frame = to_move - 1
         self._refresh(frame)
         # Local arrays and raw weight rows: each layer adds whole rows of independent
         # outputs, which the compiler vectorises.
-        x = cython.declare(cython.float[578])  # MAX_REGIONS ** 2 * MAX_DIM + 2 (a literal)
+        x = cython.declare(cython.float[66])  # MAX_DIM + 2 (a C array needs a literal)
         h1 = cython.declare(cython.float[128])  # MAX_HIDDEN
         h2 = cython.declare(cython.float[128])
-        for i in range(pooled_count):
+        for i in range(dim):
             x[i] = self.pooled_v[frame, i] * (1.0 / FEATURE_SCALE) / self.size
-        x[pooled_count] = 1.0 if renju and to_move == 1 else 0.0
-        x[pooled_count + 1] = 1.0 if renju and to_move == 2 else 0.0
+        x[dim] = 1.0 if renju and to_move == 1 else 0.0
+        x[dim + 1] = 1.0 if renju and to_move == 2 else 0.0
         for j in range(hidden):
             h1[j] = net.b1_v[j]
             h2[j] = net.b2_v[j]
@@ -536,9 +507,10 @@ class LineNetState:
     def _head_numpy(self, to_move: int, renju: bool) -> None:
         """:meth:`_head` as numpy calls (the uncompiled module's)."""
         net = self.net
-        pooled = self._pooled[to_move - 1] / FEATURE_SCALE / self.size
-        x = np.concatenate([pooled, [float(renju and to_move == 1),
-                                     float(renju and to_move == 2)]]).astype(np.float32)
+        x = np.zeros(net.dim + 2, np.float32)
+        x[:net.dim] = self._pooled[to_move - 1] / FEATURE_SCALE / self.size
+        x[net.dim] = float(renju and to_move == 1)
+        x[net.dim + 1] = float(renju and to_move == 2)
         h = np.maximum(x @ net._w1 + net._b1, 0)
         h = np.maximum(h @ net._w2 + net._b2, 0)
         logits = (h @ net._w3 + net._b3).astype(np.float64)

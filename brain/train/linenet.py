@@ -48,7 +48,6 @@ from brain.eval.linenet import (
     WINDOW,
     WINDOW_BASES,
     LineNetWeights,
-    cell_regions,
 )
 from brain.game.board import DIRECTIONS
 from brain.game.rules import Rule
@@ -164,9 +163,6 @@ class ModelConfig:
     policy_dim: int = 16
     middle: int = 64
     hidden: int = 64
-    #: The value head reads the features pooled over ``regions`` x ``regions`` blocks
-    #: of the board (1: the whole board).
-    regions: int = 1
 
 
 class LineNetModel(nn.Module):
@@ -176,7 +172,7 @@ class LineNetModel(nn.Module):
         super().__init__()
         self.config = config
         self.lines = LineNetwork(config.dim, config.middle)
-        self.value1 = nn.Linear(config.regions ** 2 * config.dim + 2, config.hidden)
+        self.value1 = nn.Linear(config.dim + 2, config.hidden)
         self.value2 = nn.Linear(config.hidden, config.hidden)
         self.value3 = nn.Linear(config.hidden, 3)
         self.policy_dw = nn.Conv2d(config.policy_dim, config.policy_dim, 3, padding=1,
@@ -192,26 +188,13 @@ class LineNetModel(nn.Module):
         distinct, index = torch.unique(rows, return_inverse=True)
         return self.lines(distinct)[index].sum(0).permute(0, 3, 1, 2)
 
-    def pool(self, relu: torch.Tensor) -> torch.Tensor:
-        """The value head's input from ReLU(feature) [B, dim, H, W]: each region's sum
-        over the board's cell count (so the regions add up to the board's mean), region
-        by region: [B, regions ** 2 * dim]."""
-        height, width = relu.shape[-2:]
-        regions = self.config.regions
-        if regions == 1:
-            return relu.mean(dim=(2, 3))
-        owner = torch.as_tensor(cell_regions(width, height, regions), dtype=torch.int64,
-                                device=relu.device)
-        spread = F.one_hot(owner, regions ** 2).to(relu.dtype) / (height * width)
-        return (relu.flatten(2) @ spread).transpose(1, 2).flatten(1)
-
     def forward(self, planes: torch.Tensor, flags: torch.Tensor
                 ) -> tuple[torch.Tensor, torch.Tensor]:
         """Policy logits [B, H * W] (every cell; mask the stones yourself) and
         win/draw/loss logits [B, 3] of the side to move. ``planes``: [B, 2, H, W] own
         and opponent stones; ``flags``: [B, 2] (renju with black to move, with white)."""
         relu = F.relu(self.features(planes))
-        pooled = self.pool(relu)
+        pooled = relu.mean(dim=(2, 3))
         h = F.relu(self.value1(torch.cat([pooled, flags], dim=1)))
         h = F.relu(self.value2(h))
         wdl = self.value3(h)
@@ -221,22 +204,17 @@ class LineNetModel(nn.Module):
 
 
 #: The sizes :func:`widen` can grow (the others shape the line network's layers, whose
-#: inputs interleave the taps); ``regions`` only from the whole board (1).
-WIDENABLE = ("dim", "hidden", "regions")
+#: inputs interleave the taps).
+WIDENABLE = ("dim", "hidden")
 
 
 def check_widening(old: ModelConfig, new: ModelConfig) -> None:
     """:raises ValueError: ``new`` is not ``old`` with some of :data:`WIDENABLE` grown."""
     for name, before in asdict(old).items():
         after = getattr(new, name)
-        if after == before:
-            continue
-        if name == "regions" and before != 1:
-            raise ValueError(f"regions {before} -> {after}: a trained model's regions can "
-                             f"only be split from the whole board (regions 1)")
-        if name not in WIDENABLE or after < before:
+        if after != before and (name not in WIDENABLE or after < before):
             allowed = ("only grow" if name in WIDENABLE
-                       else f"stay as they are (only {', '.join(WIDENABLE)} can grow)")
+                       else f"stay as they are (only {' and '.join(WIDENABLE)} can grow)")
             raise ValueError(f"{name} {before} -> {after}: a trained model's sizes can "
                              f"{allowed}")
 
@@ -261,15 +239,11 @@ def widen(model: LineNetModel, config: ModelConfig) -> LineNetModel:
     for name, param in wide.named_parameters():
         before = source[name]
         if name == "value1.weight":
-            # Its input is the pooled features region by region, then the two renju
-            # flags. A board cut into regions gives each region the whole board's
-            # weights: the regions' inputs add up to the board's.
-            units, areas = len(before), config.regions ** 2
-            pooled = before[:, :-2].view(units, old.regions ** 2, old.dim)
-            pooled = torch.cat([pooled.expand(units, areas, old.dim),
-                                pooled.new_zeros(units, areas, config.dim - old.dim)],
-                               dim=2)
-            before = torch.cat([pooled.flatten(1), before[:, -2:]], dim=1)
+            # Its input is the pooled features, then the two renju flags: the flags'
+            # columns move to the end of the wider input.
+            before = torch.cat([before[:, :old.dim],
+                                before.new_zeros(len(before), config.dim - old.dim),
+                                before[:, old.dim:]], dim=1)
         elif param.dim() > 1:
             # The old units' weights from the new inputs.
             param[:before.shape[0], before.shape[1]:] = 0
