@@ -34,6 +34,7 @@ from brain.game.board import Board, Color
 from brain.game.forbidden import is_forbidden
 from brain.game.rules import Rule
 from brain.resources import shared_data_dir, weights_dir
+from brain.search import playout as playout_module
 from brain.search.linesearch import (
     SOLVER_FULL_ENTRIES,
     SOLVER_MIN_ENTRIES,
@@ -292,6 +293,86 @@ def test_playouts_leave_the_board_and_state_as_they_found_them() -> None:
     fresh = state_of(playouts.state.net, board)
     for frame in (0, 1):
         np.testing.assert_array_equal(playouts.state.features(frame), fresh.features(frame))
+
+
+def subtree(tree: Tree, node: int) -> dict:
+    """``node``'s subtree as plain data: its visits, value sum and proof, and by move
+    its edges' visits, value sums, priors and children's subtrees."""
+    edges = range(int(tree.first[node]), int(tree.first[node] + tree.count[node]))
+    return {"visits": int(tree.visits[node]), "total": float(tree.total[node]),
+            "proven": int(tree.proven[node]),
+            "edges": {int(tree.move[e]): (int(tree.edge_visits[e]), float(tree.edge_total[e]),
+                                          float(tree.prior[e]),
+                                          subtree(tree, int(tree.child[e]))
+                                          if tree.child[e] >= 0 else None)
+                      for e in edges}}
+
+
+def most_visited(tree: Tree, node: int) -> tuple[int, int]:
+    """The most visited move of ``node`` and the node it leads to."""
+    edges = range(int(tree.first[node]), int(tree.first[node] + tree.count[node]))
+    best = max(edges, key=lambda e: tree.edge_visits[e])
+    return int(tree.move[best]), int(tree.child[best])
+
+
+@pytest.mark.parametrize("chunk", [None, 7], ids=["one-chunk", "chunks-of-7-nodes"])
+def test_a_kept_subtree_is_the_whole_tree_and_its_playouts_go_on(
+        chunk: int | None, monkeypatch: pytest.MonkeyPatch) -> None:
+    if chunk is not None:  # the nodes and edges moved a few at a time
+        monkeypatch.setattr(playout_module, "_NODE_CHUNK", chunk)
+    board = POSITIONS[3][1].copy()  # unsettled two plies down
+    playouts = playouts_on(board, 3000)
+    playouts.rewind()
+    tree = playouts.tree
+    move, node = most_visited(tree, 0)
+    reply, node = most_visited(tree, node)
+    expected = subtree(tree, node)
+    nodes_before, edges_before = tree.nodes, tree.edges
+    tree.keep_subtree(node)
+    assert subtree(tree, 0) == expected
+    assert 1 < tree.nodes < nodes_before and tree.edges < edges_before
+    assert tree.edges == int(tree.count[:tree.nodes].sum())
+    children = tree.child[:tree.edges]
+    assert sorted(children[children >= 0]) == list(range(1, tree.nodes))
+    board.play(move)
+    board.play(reply)
+    playouts.resume()
+    done = playouts.run(2000)
+    assert done == 2000 and tree.visits[0] == expected["visits"] + done
+    playouts.rewind()
+    fresh = state_of(playouts.state.net, board)
+    for frame in (0, 1):
+        np.testing.assert_array_equal(playouts.state.features(frame), fresh.features(frame))
+
+
+def test_a_search_below_the_last_ones_root_goes_on_from_its_subtree() -> None:
+    board = POSITIONS[3][1].copy()  # unsettled two plies down
+    engine = LineSearch(LineNet(load(SHIPPED)), LineSearchConfig(playouts=3000))
+    move = engine.search(board, time.monotonic() + 30, threading.Event())
+    tree = engine._tree
+    reply, node = most_visited(tree, tree.child_by_move(0, move))
+    kept = int(tree.visits[node])
+    board.play(move)
+    board.play(reply)
+    engine.search(board, time.monotonic() + 30, threading.Event())
+    assert engine.info.kept_visits == kept > 100 and engine.info.playouts == 3000
+    assert tree.visits[0] == kept + 3000 and f"kept {kept}" in engine.info.summary()
+    # The same position again keeps the whole tree.
+    engine.search(board, time.monotonic() + 30, threading.Event())
+    assert engine.info.kept_visits == kept + 3000
+    # A position above the root (the first one again): a new tree.
+    board.undo()
+    board.undo()
+    engine.search(board, time.monotonic() + 30, threading.Event())
+    assert engine.info.kept_visits == 0 and tree.visits[0] == 3000
+    # A new game forgets the tree; with keeping turned off every search has its own.
+    engine.reset()
+    engine.search(board, time.monotonic() + 30, threading.Event())
+    assert engine.info.kept_visits == 0 and tree.visits[0] == 3000
+    apart = LineSearch(engine.net, LineSearchConfig(playouts=3000, reuse_tree=False))
+    for _ in range(2):
+        apart.search(board, time.monotonic() + 30, threading.Event())
+        assert apart.info.kept_visits == 0 and apart._tree.visits[0] == 3000
 
 
 def test_the_loop_settles_open_fours_and_double_fives() -> None:

@@ -2,9 +2,12 @@
 (:mod:`brain.search.roottactics`), then the compiled playouts (:mod:`brain.search.playout`)
 until the deadline, and the move with its report (:class:`~brain.search.searcher.SearchInfo`).
 
-The tree is built anew at every move (its arrays are allocated once per board shape and
-sized from the manager's memory limit); the playouts run in slices of
-:data:`SLICE` between looks at the clock, the stop flag and a watching manager.
+The tree's arrays are allocated once per board shape and sized from the manager's
+memory limit. A move's search goes on from the last one's tree where the position is one
+of its nodes (the moves played since, ours and the opponent's, were searched there): that
+subtree becomes the tree, its playouts kept; otherwise the tree is built anew. The
+playouts run in slices of :data:`SLICE` between looks at the clock, the stop flag and a
+watching manager.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ import numpy as np
 
 from brain.eval.heuristic import choose_move
 from brain.eval.linenet import LineNet
-from brain.game.board import Board
+from brain.game.board import Board, Color
 from brain.search.playout import LOSS, WIN, Playouts, Tree, dirichlet_noise, restrict_root
 from brain.search.roottactics import (
     FIXED_SOLVER_NODES,
@@ -85,6 +88,8 @@ class LineSearchConfig:
     dirichlet_alpha: float = 0.0
     noise_fraction: float = 0.25
     seed: int = 0
+    #: Go on from the last search's subtree of the position, where it has one.
+    reuse_tree: bool = True
 
 
 class LineSearch:
@@ -105,6 +110,8 @@ class LineSearch:
         #: self-play gives each game its own).
         self.rng: np.random.Generator | None = None
         self._root_board: Board | None = None
+        #: The history and side to move of the tree's root (None: no tree to go on from).
+        self._tree_root: tuple[list, Color] | None = None
 
     def limit_memory(self, max_bytes: int) -> None:
         """Size the tree so that the process stays within ``max_bytes`` (0: Gomocup's
@@ -122,6 +129,7 @@ class LineSearch:
         """A new game: forget the solver's results."""
         self.solver.clear()
         self._history = []
+        self._tree_root = None
 
     def _playouts_for(self, board: Board) -> Playouts:
         shape = (board.width, board.height, int(board.rule))
@@ -132,6 +140,7 @@ class LineSearch:
             self._playouts = Playouts(board.copy(), self.net, self._tree, self.config.c_puct,
                                       self.config.fpu_reduction, self.config.max_children)
             self._shape = shape
+            self._tree_root = None
         else:
             self._playouts.board.set_to(board)
         return self._playouts
@@ -159,15 +168,22 @@ class LineSearch:
             return win.move
         playouts = self._playouts_for(board)
         tree = playouts.tree
-        playouts.start()
+        kept = self._keep_subtree(board, playouts)
+        if not kept:
+            playouts.start()
         self._history = list(board.history)
+        self._tree_root = (self._history, board.to_move)
         self._root_board = board
+        self.info.kept_visits = int(tree.visits[0]) if kept else 0
         if tree.count[0] >= 2 and tree.proven[0] == 0 and config.threat_share > 0:
             until = min(deadline, time.monotonic()
                         + max(0.0, deadline - started) * config.threat_share)
             keep = vcf_defences(board, self.solver, until,
                                 config.threat_nodes if fixed else None)
             if keep is not None:
+                if kept:  # the root's moves are cut on a tree of the root alone
+                    playouts.start()
+                    self.info.kept_visits = 0
                 restrict_root(tree, keep)
         if config.dirichlet_alpha > 0:
             if self.rng is None:
@@ -178,10 +194,36 @@ class LineSearch:
         self._fill_info(board, playouts, started, done)
         return move
 
+    def _keep_subtree(self, board: Board, playouts: Playouts) -> bool:
+        """Whether the tree of the last search holds ``board``'s position below its root
+        (the moves since were played there, by the sides whose turns they were, and the
+        node is neither settled nor a leaf): then that node's subtree becomes the tree."""
+        root, self._tree_root = self._tree_root, None
+        if not self.config.reuse_tree or root is None:
+            return False
+        history, to_move = root
+        tree = playouts.tree
+        if len(board.history) < len(history) or board.history[:len(history)] != history:
+            return False
+        node = 0
+        for cell, color in board.history[len(history):]:
+            if color != to_move or node < 0:
+                return False
+            node = tree.child_by_move(node, cell)
+            to_move = to_move.opponent
+        if (node < 0 or to_move != board.to_move or tree.proven[node] != 0
+                or tree.count[node] == 0):
+            return False
+        tree.keep_subtree(node)
+        playouts.resume()
+        return True
+
     def _run(self, playouts: Playouts, deadline: float, stop: threading.Event,
              started: float, use_all: bool) -> int:
         config = self.config
         done = 0
+        # The playouts' rate is measured from here, past the root's threat searches.
+        began = time.monotonic()
         next_report = started + self.report_interval
         checks = _LeaderChecks(self.solver, playouts.tree, config,
                                max(0.0, deadline - started) * config.refute_share)
@@ -201,7 +243,7 @@ class LineSearch:
                 edges = playouts.tree.root_edges()
                 if not use_all and config.playouts is None and leader_settled(
                         playouts.tree.edge_visits[edges.start:edges.stop], done,
-                        now - started, deadline):
+                        now - began, deadline):
                     break
                 if self.reporter is not None and now >= next_report:
                     self._fill_info(playouts.board, playouts, started, done)

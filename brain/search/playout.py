@@ -54,6 +54,18 @@ NODE_BYTES = 4 + 4 + 4 + 8 + 1
 EDGE_BYTES = 4 + 4 + 4 + 8 + 4
 
 
+#: Nodes whose edges :meth:`Tree.keep_subtree` moves at a time (its temporary arrays
+#: hold their edges).
+_NODE_CHUNK = 1 << 14
+
+
+def _edge_blocks(firsts: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """The edges ``firsts[i]`` to ``firsts[i] + counts[i] - 1`` of every ``i``, in order."""
+    counts = counts.astype(np.int64)
+    places = np.cumsum(counts) - counts  # where each block starts in the result
+    return np.repeat(firsts.astype(np.int64) - places, counts) + np.arange(int(counts.sum()))
+
+
 @cython.cclass
 class Tree:
     """Nodes and edges in flat arrays. A node's edges are ``first[n]`` to
@@ -100,6 +112,55 @@ class Tree:
     def root_edges(self) -> range:
         return range(self.first[0], self.first[0] + self.count[0])
 
+    def child_by_move(self, node: int, move: int) -> int:
+        """The child of ``node`` that ``move`` leads to (-1: not in the tree)."""
+        start = int(self.first[node])
+        moves = self.move[start:start + int(self.count[node])]
+        found = np.flatnonzero(moves == move)
+        return int(self.child[start + found[0]]) if len(found) else -1
+
+    def keep_subtree(self, node: int) -> None:
+        """Make ``node`` the root (node 0) of a tree of its subtree alone, its visits and
+        proofs kept: the nodes and edges of the rest are dropped, the kept ones moved
+        down in place.
+
+        Kept in the order they were made, every node and edge block moves to a place no
+        later than its own (a node is made before its children, and its edges with it),
+        so the moves run front to back in place, a chunk of nodes at a time: the extra
+        memory is a few arrays of one entry per node, never a second tree."""
+        nodes = self.nodes
+        first, count = self.first[:nodes], self.count[:nodes]
+        kept = np.zeros(nodes, bool)
+        frontier = np.array([node], np.int64)
+        while len(frontier):
+            kept[frontier] = True
+            found = []
+            for start in range(0, len(frontier), _NODE_CHUNK):
+                part = frontier[start:start + _NODE_CHUNK]
+                children = self.child[_edge_blocks(first[part], count[part])]
+                found.append(children[children >= 0])
+            frontier = np.concatenate(found)
+        order = np.flatnonzero(kept)
+        renumber = np.full(nodes, -1, np.int32)
+        renumber[order] = np.arange(len(order), dtype=np.int32)
+        edges = 0
+        for start in range(0, len(order), _NODE_CHUNK):
+            part = order[start:start + _NODE_CHUNK]
+            source = _edge_blocks(first[part], count[part])
+            stop = edges + len(source)
+            for array in (self.move, self.prior, self.edge_visits, self.edge_total):
+                array[edges:stop] = array[source]
+            children = self.child[source]
+            self.child[edges:stop] = np.where(children >= 0, renumber[children], -1)
+            counts = count[part]
+            # ``first`` of the nodes before ``part`` is written: theirs are read no more.
+            first[start:start + len(part)] = edges + np.cumsum(counts) - counts
+            edges = stop
+        for array in (self.count, self.visits, self.total, self.proven):
+            array[:len(order)] = array[order]
+        self.nodes = len(order)
+        self.edges = edges
+
 
 @cython.cclass
 class Playouts:
@@ -138,9 +199,15 @@ class Playouts:
     def start(self) -> float:
         """Take the board's position as the root (a new tree) and return the network's
         value of it for the side to move."""
+        self.resume()
+        self.tree.clear()
+        return self._expand()
+
+    def resume(self) -> None:
+        """Take the board's position as the root of the tree as it is: one whose root is
+        this position already (:meth:`Tree.keep_subtree`), whose playouts go on."""
         board = self.board
         self.rewind()
-        self.tree.clear()
         self.state.set_stones(board.cells)
         self._near[:] = 0
         self.stones = 0
@@ -152,7 +219,6 @@ class Playouts:
         self.depth_sum = 0
         self.max_depth = 0
         self.full = False
-        return self._expand()
 
     @cython.cfunc
     @cython.locals(x=cython.int, y=cython.int, xx=cython.int, yy=cython.int,

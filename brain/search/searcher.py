@@ -34,6 +34,8 @@ class SearchInfo:
     nodes: int = 0
     #: The tree search's playouts (0 for the other engines).
     playouts: int = 0
+    #: Playouts of the last move's tree kept in this one's (its subtree of the position).
+    kept_visits: int = 0
     mean_depth: float = 0.0
     max_depth: int = 0
     #: The side to move's chance of winning, 0 to 1, as the tree search estimates it (0.5
@@ -67,8 +69,9 @@ class SearchInfo:
         if self.source != "mcts":
             return f"{self.source}: win, pv {pv}".strip()
         rate = self.playouts / self.seconds if self.seconds > 0 else 0.0
-        return (f"winrate {self.winrate * 100:.1f}% playouts {self.playouts} ({rate:.0f}/s) "
-                f"nodes {self.nodes} depth {self.mean_depth:.1f}-{self.max_depth} "
+        kept = f" kept {self.kept_visits}" if self.kept_visits else ""
+        return (f"winrate {self.winrate * 100:.1f}% playouts {self.playouts} ({rate:.0f}/s)"
+                f"{kept} nodes {self.nodes} depth {self.mean_depth:.1f}-{self.max_depth} "
                 f"time {ms:.0f}ms pv {pv}").strip()
 
 

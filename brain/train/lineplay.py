@@ -127,8 +127,11 @@ class SelfPlayer:
         (:func:`brain.train.selfplay.opening_keys` of a gate's openings)."""
         self.net = net
         self.config = config
+        # Each move's search from its own tree: the playout budget is what the targets
+        # were searched with.
         self.search = LineSearch(net, LineSearchConfig(tree_bytes=TREE_BYTES,
-                                                       noise_fraction=config.noise_fraction))
+                                                       noise_fraction=config.noise_fraction,
+                                                       reuse_tree=False))
         self.excluded = excluded
 
     def winrate(self, board: Board) -> float:
