@@ -596,5 +596,6 @@ def _selfplay(args: argparse.Namespace) -> int:
     print(f"{args.out}: {log.games} games, {log.samples} samples")
     return 0
 
+
 if __name__ == "__main__":
     sys.exit(main())
