@@ -174,7 +174,6 @@ class LineSearch:
         self._history = list(board.history)
         self._tree_root = (self._history, board.to_move)
         self._root_board = board
-        self.info.kept_visits = int(tree.visits[0]) if kept else 0
         if tree.count[0] >= 2 and tree.proven[0] == 0 and config.threat_share > 0:
             until = min(deadline, time.monotonic()
                         + max(0.0, deadline - started) * config.threat_share)
@@ -183,8 +182,8 @@ class LineSearch:
             if keep is not None:
                 if kept:  # the root's moves are cut on a tree of the root alone
                     playouts.start()
-                    self.info.kept_visits = 0
                 restrict_root(tree, keep)
+        self.info.kept_visits = int(tree.visits[0])  # a new tree's root has none
         if config.dirichlet_alpha > 0:
             if self.rng is None:
                 self.rng = np.random.default_rng(config.seed)

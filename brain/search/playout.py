@@ -146,13 +146,13 @@ class Tree:
         edges = 0
         for start in range(0, len(order), _NODE_CHUNK):
             part = order[start:start + _NODE_CHUNK]
-            source = _edge_blocks(first[part], count[part])
+            counts = count[part]
+            source = _edge_blocks(first[part], counts)
             stop = edges + len(source)
             for array in (self.move, self.prior, self.edge_visits, self.edge_total):
                 array[edges:stop] = array[source]
             children = self.child[source]
             self.child[edges:stop] = np.where(children >= 0, renumber[children], -1)
-            counts = count[part]
             # ``first`` of the nodes before ``part`` is written: theirs are read no more.
             first[start:start + len(part)] = edges + np.cumsum(counts) - counts
             edges = stop

@@ -559,6 +559,7 @@ def _selfplay(args: argparse.Namespace) -> int:
 
     error = "python -m brain.train selfplay: error:"
     settings: dict[str, Any]
+    make: type[SelfPlayConfig] | type[LinePlayConfig]
     if args.network == "conv":
         if (args.sample_plies, args.temperature) != (None, None):
             print(f"{error} --sample-plies and --temperature are for --network line",
@@ -566,6 +567,7 @@ def _selfplay(args: argparse.Namespace) -> int:
             return 2
         best = args.weights or HEURISTIC
         settings = {"playouts": args.playouts or 160}
+        make, write = SelfPlayConfig, write_chunk
     else:
         best = args.weights or str(weights_dir() / LINE_NETWORK_FILE)
         defaults = LinePlayConfig()
@@ -574,6 +576,7 @@ def _selfplay(args: argparse.Namespace) -> int:
             "sample_plies": (defaults.sample_plies if args.sample_plies is None
                              else args.sample_plies),
             "temperature": tuple(args.temperature or defaults.temperature)}
+        make, write = LinePlayConfig, write_games
     out = Path(args.out)
     try:
         seed = folder_seed(out, args.seed, {"network": args.network,
@@ -581,11 +584,7 @@ def _selfplay(args: argparse.Namespace) -> int:
     except (SettingsMismatch, OSError) as exc:
         print(f"{error} {exc}", file=sys.stderr)
         return 2
-    config: SelfPlayConfig | LinePlayConfig
-    if args.network == "conv":
-        config, write = SelfPlayConfig(seed=seed, **settings), write_chunk
-    else:
-        config, write = LinePlayConfig(seed=seed, **settings), write_games
+    config = make(seed=seed, **settings)
     if args.cluster is not None:
         with connect_cluster(args.cluster):
             log = record_games(cluster_games(best, config), out, args.games, write=write)
