@@ -35,7 +35,7 @@ cdef class LineNetState:
     cdef unsigned char[:, ::1] is_pending_v
     cdef int pending_count[2]
     cdef readonly object _shown, _pending, _is_pending
-    cdef int[:, :, ::1] features_v
+    cdef short[:, :, ::1] features_v
     cdef int[:, ::1] pooled_v
     cdef float[::1] scratch_v
     cdef public double win, draw, loss

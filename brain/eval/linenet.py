@@ -50,6 +50,9 @@ REACH = 4
 WINDOW = 2 * REACH + 1
 #: Feature units per 1.0: rows are integers, so the incremental sums are exact.
 FEATURE_SCALE = 32
+# Its inverse as a C constant for the typed loops (a module global is a dictionary look-up
+# and Python arithmetic).
+_UNIT = cython.declare(cython.float, 1.0 / FEATURE_SCALE)
 #: The largest magnitude of one direction's feature (in units of 1.0).
 FEATURE_BOUND = 8.0
 #: The most feature channels the play path takes.
@@ -284,7 +287,7 @@ class LineNetState:
         self._pending = np.zeros((2, 4 * self.size), dtype=np.int32)
         self._is_pending = np.zeros((2, 4 * self.size), dtype=np.uint8)
         self.pending_count = [0, 0]
-        self._features = np.zeros((2, self.size, net.dim), dtype=np.int32)
+        self._features = np.zeros((2, self.size, net.dim), dtype=np.int16)
         self._pooled = np.zeros((2, net.dim), dtype=np.int32)
         self._scratch = np.zeros(2 * max(net.hidden, net.dim + 2, net.policy_dim),
                                  dtype=np.float32)
@@ -371,10 +374,10 @@ class LineNetState:
     @cython.initializedcheck(False)
     @cython.cdivision(True)
     @cython.locals(i=cython.int, line=cython.int, cell=cython.int, k=cython.int,
-                   dim=cython.int, old=cython.int, new=cython.int, before=cython.int,
-                   after=cython.int, features=cython.p_int,
+                   dim=cython.int, old=cython.int, new=cython.int, before=cython.short,
+                   after=cython.short, features=cython.p_short,
                    pooled=cython.p_int, table=cython.p_short, old_row=cython.p_short,
-                   new_row=cython.p_short, feature=cython.p_int, relu=cython.p_float,
+                   new_row=cython.p_short, feature=cython.p_short, relu=cython.p_float,
                    cell_relu=cython.p_float, pdim=cython.int, scale=cython.float)
     def _refresh(self, frame: cython.int) -> cython.void:
         # Bring ``frame``'s features up to its codes (compiled only; see __init__).
@@ -382,16 +385,18 @@ class LineNetState:
             return
         dim = self.net.dim
         pdim = self.net.policy_dim
-        scale = 1.0 / FEATURE_SCALE
+        scale = _UNIT
         features = cython.address(self.features_v[frame, 0, 0])
         pooled = cython.address(self.pooled_v[frame, 0])
         relu = cython.address(self.relu_v[frame, 0])
         table = cython.address(self.net.table_v[0, 0])
         # The rows' differences and the pooled sums' changes gather in local arrays,
         # which no store through a pointer can alias: the compiler then vectorises the
-        # channel loops.
+        # channel loops, eight 16-bit channels at a time (a feature is at most four
+        # rows of FEATURE_BOUND units: 1,024 fits in a short).
         gain = cython.declare(cython.int[64])  # MAX_DIM (a C array needs a literal)
-        delta = cython.declare(cython.int[64])
+        delta = cython.declare(cython.short[64])
+        change = cython.declare(cython.short[64])
         for k in range(dim):
             gain[k] = 0
         for i in range(self.pending_count[frame]):
@@ -412,7 +417,9 @@ class LineNetState:
                 before = feature[k]
                 after = before + delta[k]
                 feature[k] = after
-                gain[k] += max(after, 0) - max(before, 0)
+                change[k] = max(after, 0) - max(before, 0)
+            for k in range(dim):
+                gain[k] += change[k]
             cell_relu = relu + self.cell_pad[cell] * pdim
             for k in range(pdim):
                 cell_relu[k] = max(feature[k], 0) * scale
@@ -446,7 +453,8 @@ class LineNetState:
     @cython.locals(frame=cython.int, i=cython.int, j=cython.int, dim=cython.int,
                    hidden=cython.int, inputs=cython.int, acc=cython.float,
                    top=cython.float, total=cython.double, l0=cython.float,
-                   l1=cython.float, l2=cython.float, net=LineNet, w=cython.p_float)
+                   l1=cython.float, l2=cython.float, net=LineNet, w=cython.p_float,
+                   norm=cython.float)
     def _head(self, to_move: cython.int, renju: cython.bint) -> cython.void:
         # The value head: win, draw and loss probabilities into self.win/draw/loss.
         if not cython.compiled:
@@ -463,8 +471,9 @@ class LineNetState:
         x = cython.declare(cython.float[66])  # MAX_DIM + 2 (a C array needs a literal)
         h1 = cython.declare(cython.float[128])  # MAX_HIDDEN
         h2 = cython.declare(cython.float[128])
+        norm = _UNIT / self.size
         for i in range(dim):
-            x[i] = self.pooled_v[frame, i] * (1.0 / FEATURE_SCALE) / self.size
+            x[i] = self.pooled_v[frame, i] * norm
         x[dim] = 1.0 if renju and to_move == 1 else 0.0
         x[dim + 1] = 1.0 if renju and to_move == 2 else 0.0
         for j in range(hidden):
@@ -535,8 +544,9 @@ class LineNetState:
     @cython.cdivision(True)
     @cython.locals(frame=cython.int, n=cython.Py_ssize_t, q=cython.int, k=cython.int,
                    dx=cython.int, dy=cython.int, pdim=cython.int, row=cython.int,
-                   logit=cython.float, net=LineNet, w=cython.p_float, relu=cython.p_float,
-                   r=cython.p_float, tap=cython.p_float)
+                   net=LineNet, w=cython.p_float, relu=cython.p_float, r=cython.p_float,
+                   tap=cython.p_float, pw=cython.p_float, part0=cython.float,
+                   part1=cython.float, part2=cython.float, part3=cython.float)
     def policy(self, to_move: cython.int, cells: cython.int[::1], out: cython.float[::1]):
         """Write the policy logit of each of ``cells`` (empty cells) for the side to move
         into ``out`` (as long as ``cells``)."""
@@ -549,6 +559,7 @@ class LineNetState:
         self._refresh(frame)
         acc = cython.declare(cython.float[64])  # one sum per channel (MAX_DIM)
         relu = cython.address(self.relu_v[frame, 0])
+        pw = cython.address(net.pw_v[0])
         row = self.padded_width * pdim
         for n in range(cells.shape[0]):
             q = cells[n]
@@ -563,11 +574,19 @@ class LineNetState:
                     for k in range(pdim):
                         acc[k] += w[k] * tap[k]
                     w += pdim
-            logit = net.policy_b
+            # ReLU and the dot product without branches, into four running sums
+            # (a single one would chain every addition on the last).
             for k in range(pdim):
-                if acc[k] > 0:
-                    logit += net.pw_v[k] * acc[k]
-            out[n] = logit
+                acc[k] = max(acc[k], cython.cast(cython.float, 0.0)) * pw[k]
+            for k in range(pdim, (pdim + 3) // 4 * 4):
+                acc[k] = 0.0
+            part0 = part1 = part2 = part3 = 0.0
+            for k in range(0, pdim, 4):
+                part0 += acc[k]
+                part1 += acc[k + 1]
+                part2 += acc[k + 2]
+                part3 += acc[k + 3]
+            out[n] = net.policy_b + ((part0 + part1) + (part2 + part3))
 
     def _policy_numpy(self, to_move: int, cells: np.ndarray, out: np.ndarray) -> None:
         """:meth:`policy` as numpy calls (the uncompiled module's)."""

@@ -40,6 +40,7 @@ cdef class Playouts:
     cdef void _unmake(self, int q)
     cdef int _find(self, int color, int low, int high, int skip)
     cdef double _expand(self)
+    cdef void _keep_best(self, int n, int k)
     cdef bint _legal(self, int color, int q)
     cdef int _select(self, int node)
     cdef void _prove(self, int node)

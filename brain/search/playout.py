@@ -273,7 +273,7 @@ class Playouts:
     @cython.initializedcheck(False)
     @cython.locals(me=cython.int, them=cython.int, q=cython.int, n=cython.int,
                    size=cython.int, five=cython.int, defend=cython.bint, k=cython.int,
-                   i=cython.int, best=cython.int, node=cython.int, first=cython.int,
+                   i=cython.int, node=cython.int, first=cython.int,
                    top=cython.float, total=cython.double, mine=cython.int,
                    theirs=cython.int, value=cython.double)
     def _expand(self) -> cython.double:
@@ -336,16 +336,9 @@ class Playouts:
         # Priors: a softmax over the network's logits, the best max_children kept.
         self.state.policy(me, self.cells_v[:n], self.logits_v[:n])
         k = min(n, self.max_children)
+        self._keep_best(n, k)
         first = tree.edges
         total = 0.0
-        for i in range(k):
-            best = i
-            for q in range(i + 1, n):
-                if self.logits_v[q] > self.logits_v[best]:
-                    best = q
-            if best != i:
-                self.logits_v[i], self.logits_v[best] = self.logits_v[best], self.logits_v[i]
-                self.cells_v[i], self.cells_v[best] = self.cells_v[best], self.cells_v[i]
         top = self.logits_v[0]
         for i in range(k):
             tree.move_v[first + i] = self.cells_v[i]
@@ -360,6 +353,32 @@ class Playouts:
         tree.edges += k
         value = self.state.value(me, self.renju)
         return value
+
+    @cython.cfunc
+    @cython.boundscheck(False)
+    @cython.wraparound(False)
+    @cython.initializedcheck(False)
+    @cython.locals(i=cython.int, j=cython.int, kept=cython.int, logit=cython.float,
+                   cell=cython.int)
+    def _keep_best(self, n: cython.int, k: cython.int) -> cython.void:
+        # The ``k`` highest of the ``n`` logits and their cells, best first, into the
+        # first ``k`` places: one pass that inserts into a sorted prefix, which most cells
+        # do not enter (ties keep the cells' order).
+        kept = 0
+        for i in range(n):
+            logit = self.logits_v[i]
+            if kept == k and logit <= self.logits_v[k - 1]:
+                continue
+            cell = self.cells_v[i]
+            j = kept if kept < k else k - 1
+            while j > 0 and self.logits_v[j - 1] < logit:
+                self.logits_v[j] = self.logits_v[j - 1]
+                self.cells_v[j] = self.cells_v[j - 1]
+                j -= 1
+            self.logits_v[j] = logit
+            self.cells_v[j] = cell
+            if kept < k:
+                kept += 1
 
     @cython.cfunc
     def _legal(self, color: cython.int, q: cython.int) -> cython.bint:
