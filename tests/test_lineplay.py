@@ -266,13 +266,20 @@ def test_the_loop_refuses_a_base_weight_no_base_file_holds(tmp_path: Path) -> No
                                  text=True, timeout=120)
         assert refused.returncode == 2 and reason in refused.stderr, refused.stderr
         assert "Traceback" not in refused.stderr and not (tmp_path / "run").exists()
+    # The short searches' playouts are the line network's self-play setting.
+    conv = subprocess.run([sys.executable, "-m", "brain.train", "rl", "--out",
+                           str(tmp_path / "run"), "--fast-playouts", "8"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+    assert conv.returncode == 2 and "--fast-playouts is for --network line" in conv.stderr
+    assert not (tmp_path / "run").exists()
 
 
 def test_the_line_reinforcement_loop_trains_gates_and_resumes(tmp_path: Path) -> None:
     from brain.train.reinforce import RlConfig, RlState, run
 
     config = RlConfig(out=str(tmp_path), network="line", iterations=1, games=3, steps=3,
-                      batch_size=32, playouts=32, gate_pairs=1, gate_playouts=24,
+                      batch_size=32, playouts=32, fast_playouts=8, gate_pairs=1,
+                      gate_playouts=24,
                       gate_openings=12,
                       base=[str(weights_dir() / "training" / "linenet-teacher.npz")])
     state = run(config)
@@ -423,6 +430,7 @@ def test_the_selfplay_command_plays_line_games(tmp_path: Path) -> None:
     for flags, told in ((["--playouts", "24"], "sample_plies 0 (not 10)"),
                         ([*greedy, "--temperature", "0.5", "0.2"],
                          "temperature [0.8, 0.3] (not [0.5, 0.2])"),
+                        ([*greedy, "--fast-playouts", "12"], "fast_playouts 80 (not 12)"),
                         ([*greedy, "--weights", str(weights_dir() / "candidates" /
                                                     "linenet-gen0.npz")], "weights sha256:"),
                         ([*greedy, "--weights", str(copy)], None)):

@@ -138,6 +138,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     sp.add_argument("--playouts", type=int, default=None,
                     help="playouts per move (a line network's full searches; default: "
                          "160 conv, 400 line)")
+    sp.add_argument("--fast-playouts", type=int, default=None, metavar="N",
+                    help="line: playouts of the short searches, which play the moves that "
+                         "teach no policy (three in four) and so decide most of a game's "
+                         f"result (default {play.fast_playouts})")
     sp.add_argument("--seed", type=int, default=None,
                     help="the seed of the games (default: a new folder draws one and keeps "
                          "it in OUT/selfplay.json; a folder with games keeps its own)")
@@ -196,6 +200,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                  "blocks", "channels"):
         rl.add_argument(f"--{name.replace('_', '-')}", type=int,
                         default=getattr(rl_defaults, name))
+    rl.add_argument("--fast-playouts", type=int, default=None, metavar="N",
+                    help="line: playouts of self-play's short searches (the moves that "
+                         "teach no policy; default that of selfplay)")
     rl.add_argument("--gate-openings-file", default=None, metavar="FILE",
                     help="the gating matches' openings (15x15, e.g. from arena openings "
                          "judged by a strong engine, even at the gates' depth) instead of "
@@ -497,6 +504,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"python -m brain.train rl: error: no opening file "
                   f"{args.gate_openings_file} (--gate-openings-file)", file=sys.stderr)
             return 2
+        if args.fast_playouts is not None and args.network != "line":
+            print("python -m brain.train rl: error: --fast-playouts is for --network line",
+                  file=sys.stderr)
+            return 2
         options = {k: v for k, v in vars(args).items() if k not in ("command", "cluster")}
         options["base_weights"] = dict(args.base_weights)
         try:
@@ -561,8 +572,9 @@ def _selfplay(args: argparse.Namespace) -> int:
     settings: dict[str, Any]
     make: type[SelfPlayConfig] | type[LinePlayConfig]
     if args.network == "conv":
-        if (args.sample_plies, args.temperature) != (None, None):
-            print(f"{error} --sample-plies and --temperature are for --network line",
+        if (args.sample_plies, args.temperature, args.fast_playouts) != (None, None, None):
+            print(f"{error} --sample-plies, --temperature and --fast-playouts are for "
+                  "--network line",
                   file=sys.stderr)
             return 2
         best = args.weights or HEURISTIC
@@ -573,6 +585,7 @@ def _selfplay(args: argparse.Namespace) -> int:
         defaults = LinePlayConfig()
         settings = {
             "playouts": args.playouts or defaults.playouts,
+            "fast_playouts": args.fast_playouts or defaults.fast_playouts,
             "sample_plies": (defaults.sample_plies if args.sample_plies is None
                              else args.sample_plies),
             "temperature": tuple(args.temperature or defaults.temperature)}

@@ -118,7 +118,9 @@ class LineLearner:
 
     def play(self, state: RlState, games: int, excluded: frozenset,
              connection: RayConnection | None) -> None:
-        config = LinePlayConfig(playouts=state.config.playouts, seed=state.games_seed())
+        fast = state.config.fast_playouts
+        config = LinePlayConfig(playouts=state.config.playouts, seed=state.games_seed(),
+                                **({} if fast is None else {"fast_playouts": fast}))
         source = (local_games(state.best, config, excluded) if connection is None
                   else cluster_games(state.best, config, excluded))
         record_games(source, state.replay, games, write=write_games)

@@ -36,6 +36,9 @@ class RlConfig:
     value_weight: float = 1.0
     buffer: int = 100_000
     playouts: int = 160
+    #: Line network: playouts of self-play's short searches (None: the default of
+    #: :class:`~brain.train.lineplay.LinePlayConfig`).
+    fast_playouts: int | None = None
     gate_pairs: int = 6
     gate_playouts: int = 200
     gate_tc_ms: int = 0
