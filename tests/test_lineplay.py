@@ -115,6 +115,34 @@ def test_only_the_first_plies_after_the_opening_are_sampled(net: LineNet,
     assert not any(sampled(player.play(game_rng(greedy, n))) for n in range(3))
 
 
+def test_a_deep_side_searches_its_moves_with_more_playouts(net: LineNet) -> None:
+    config = dataclasses.replace(QUICK, deep_side=4, full_share=1.0, sample_plies=0,
+                                 variants=((0, 15, 15, 1.0),))
+    player = SelfPlayer(net, config)
+    searched: list[tuple[Color, int]] = []
+    search = player.search.search
+
+    def noting(board: Board, deadline: float) -> int:
+        """The real search, its playouts noted by the side that searched."""
+        to_move = board.to_move
+        move = search(board, deadline)
+        searched.append((to_move, player.search.info.playouts))
+        return move
+
+    player.search.search = noting  # type: ignore[method-assign]
+    deeper = []
+    for n in range(6):
+        searched.clear()
+        player.play(game_rng(config, n))
+        # The most playouts each side searched (its searches stop early only where the
+        # position is settled; the opening's judge searches fewer than either).
+        most = {side: max(p for s, p in searched if s is side)
+                for side in (Color.BLACK, Color.WHITE)}
+        assert sorted(most.values()) == [config.playouts, 4 * config.playouts], searched
+        deeper.append(max(most, key=most.__getitem__))
+    assert set(deeper) == {Color.BLACK, Color.WHITE}  # drawn game by game
+
+
 def test_openings_are_near_even_for_the_search_and_never_an_excluded_one(net: LineNet) -> None:
     config = LinePlayConfig(judge_playouts=60, balance=0.2,
                             variants=((0, 15, 15, 1.0),), opening_stones=(3,))
@@ -270,7 +298,7 @@ def test_the_loop_refuses_a_base_weight_no_base_file_holds(tmp_path: Path) -> No
     conv = subprocess.run([sys.executable, "-m", "brain.train", "rl", "--out",
                            str(tmp_path / "run"), "--fast-playouts", "8"], cwd=ROOT,
                           capture_output=True, text=True, timeout=120)
-    assert conv.returncode == 2 and "--fast-playouts is for --network line" in conv.stderr
+    assert conv.returncode == 2 and "are for --network line" in conv.stderr
     assert not (tmp_path / "run").exists()
 
 
@@ -278,7 +306,7 @@ def test_the_line_reinforcement_loop_trains_gates_and_resumes(tmp_path: Path) ->
     from brain.train.reinforce import RlConfig, RlState, run
 
     config = RlConfig(out=str(tmp_path), network="line", iterations=1, games=3, steps=3,
-                      batch_size=32, playouts=32, fast_playouts=8, gate_pairs=1,
+                      batch_size=32, playouts=32, fast_playouts=8, deep_side=2, gate_pairs=1,
                       gate_playouts=24,
                       gate_openings=12,
                       base=[str(weights_dir() / "training" / "linenet-teacher.npz")])
@@ -431,6 +459,7 @@ def test_the_selfplay_command_plays_line_games(tmp_path: Path) -> None:
                         ([*greedy, "--temperature", "0.5", "0.2"],
                          "temperature [0.8, 0.3] (not [0.5, 0.2])"),
                         ([*greedy, "--fast-playouts", "12"], "fast_playouts 80 (not 12)"),
+                        ([*greedy, "--deep-side", "4"], "deep_side 1 (not 4)"),
                         ([*greedy, "--weights", str(weights_dir() / "candidates" /
                                                     "linenet-gen0.npz")], "weights sha256:"),
                         ([*greedy, "--weights", str(copy)], None)):

@@ -142,6 +142,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                     help="line: playouts of the short searches, which play the moves that "
                          "teach no policy (three in four) and so decide most of a game's "
                          f"result (default {play.fast_playouts})")
+    sp.add_argument("--deep-side", type=int, default=None, metavar="K",
+                    help="line: one side of each game (drawn) searches K times the "
+                         "playouts of the other, an attacker deeper than its defender "
+                         f"(default {play.deep_side}: both alike)")
     sp.add_argument("--seed", type=int, default=None,
                     help="the seed of the games (default: a new folder draws one and keeps "
                          "it in OUT/selfplay.json; a folder with games keeps its own)")
@@ -203,6 +207,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     rl.add_argument("--fast-playouts", type=int, default=None, metavar="N",
                     help="line: playouts of self-play's short searches (the moves that "
                          "teach no policy; default that of selfplay)")
+    rl.add_argument("--deep-side", type=int, default=rl_defaults.deep_side, metavar="K",
+                    help="line: one side of each self-play game (drawn) searches K times "
+                         "the other's playouts (default %(default)s: both alike)")
     rl.add_argument("--gate-openings-file", default=None, metavar="FILE",
                     help="the gating matches' openings (15x15, e.g. from arena openings "
                          "judged by a strong engine, even at the gates' depth) instead of "
@@ -504,9 +511,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"python -m brain.train rl: error: no opening file "
                   f"{args.gate_openings_file} (--gate-openings-file)", file=sys.stderr)
             return 2
-        if args.fast_playouts is not None and args.network != "line":
-            print("python -m brain.train rl: error: --fast-playouts is for --network line",
-                  file=sys.stderr)
+        if (args.fast_playouts, args.deep_side) != (None, 1) and args.network != "line":
+            print("python -m brain.train rl: error: --fast-playouts and --deep-side are for "
+                  "--network line", file=sys.stderr)
             return 2
         options = {k: v for k, v in vars(args).items() if k not in ("command", "cluster")}
         options["base_weights"] = dict(args.base_weights)
@@ -572,10 +579,10 @@ def _selfplay(args: argparse.Namespace) -> int:
     settings: dict[str, Any]
     make: type[SelfPlayConfig] | type[LinePlayConfig]
     if args.network == "conv":
-        if (args.sample_plies, args.temperature, args.fast_playouts) != (None, None, None):
-            print(f"{error} --sample-plies, --temperature and --fast-playouts are for "
-                  "--network line",
-                  file=sys.stderr)
+        line_only = (args.sample_plies, args.temperature, args.fast_playouts, args.deep_side)
+        if line_only != (None,) * len(line_only):
+            print(f"{error} --sample-plies, --temperature, --fast-playouts and --deep-side "
+                  "are for --network line", file=sys.stderr)
             return 2
         best = args.weights or HEURISTIC
         settings = {"playouts": args.playouts or 160}
@@ -586,6 +593,7 @@ def _selfplay(args: argparse.Namespace) -> int:
         settings = {
             "playouts": args.playouts or defaults.playouts,
             "fast_playouts": args.fast_playouts or defaults.fast_playouts,
+            "deep_side": args.deep_side or defaults.deep_side,
             "sample_plies": (defaults.sample_plies if args.sample_plies is None
                              else args.sample_plies),
             "temperature": tuple(args.temperature or defaults.temperature)}

@@ -75,6 +75,11 @@ class LinePlayConfig:
     fast_solver_nodes: int = 2_000
     #: Share of the moves that get the full search.
     full_share: float = 0.25
+    #: One colour, drawn game by game, searches this many times the playouts of the
+    #: other (its full and short searches alike): an attacker deeper than its defender
+    #: plays out the wins the defender allows, which players of one depth mostly miss,
+    #: so that the results mark the positions that allow them. 1: both alike.
+    deep_side: int = 1
     dirichlet_alpha: float = 0.1
     noise_fraction: float = 0.25
     #: Plies (after the opening) whose move is sampled by visits raised to ``1 / T``,
@@ -179,10 +184,14 @@ class SelfPlayer:
         search = self.search
         search.reset()
         search.rng = np.random.default_rng(int(rng.integers(2**63)))
+        # Drawn only when it matters, so that the games of a seed stay what they were.
+        deep = (Color.BLACK if rng.random() < 0.5 else Color.WHITE) if config.deep_side > 1 \
+            else None
         ply = 0
         while True:
             full = bool(rng.random() < config.full_share)
-            search.config.playouts = config.playouts if full else config.fast_playouts
+            factor = config.deep_side if board.to_move is deep else 1
+            search.config.playouts = factor * (config.playouts if full else config.fast_playouts)
             search.config.solver_nodes = config.solver_nodes if full else config.fast_solver_nodes
             search.config.dirichlet_alpha = config.dirichlet_alpha if full else 0.0
             best = search.search(board, time.monotonic() + config.move_seconds)

@@ -120,6 +120,7 @@ class LineLearner:
              connection: RayConnection | None) -> None:
         fast = state.config.fast_playouts
         config = LinePlayConfig(playouts=state.config.playouts, seed=state.games_seed(),
+                                deep_side=state.config.deep_side,
                                 **({} if fast is None else {"fast_playouts": fast}))
         source = (local_games(state.best, config, excluded) if connection is None
                   else cluster_games(state.best, config, excluded))

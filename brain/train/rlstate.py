@@ -39,6 +39,9 @@ class RlConfig:
     #: Line network: playouts of self-play's short searches (None: the default of
     #: :class:`~brain.train.lineplay.LinePlayConfig`).
     fast_playouts: int | None = None
+    #: Line network: one side of each self-play game searches this many times the other's
+    #: playouts (:attr:`~brain.train.lineplay.LinePlayConfig.deep_side`).
+    deep_side: int = 1
     gate_pairs: int = 6
     gate_playouts: int = 200
     gate_tc_ms: int = 0
