@@ -16,7 +16,12 @@ A Ray worker whose node's raylet died is lost (Ray plays its task again elsewher
 notices only when its own checks fail, which took over 30 s on a loaded 2-core machine, and
 meanwhile its brains go on playing a game nobody will count. So a worker also ties itself
 to its parent (:meth:`Reaper.tie_to_parent`, ``^PID START PARENT``): once that parent is
-gone, the reaper kills the worker and its sessions at once.
+gone, the reaper kills the worker and its sessions at once. A brain the worker has started
+but not yet told (the raylet may die in between, and a loaded machine once kept a fresh
+worker there for 0.2 s) is still its child then: the reaper stops the worker, kills the
+session of each of its children, and only then kills the worker. (A worker killed
+outright in that moment, by something other than its parent's death, leaves that one
+brain to its closed pipes: its children are nobody's by the time the reaper hears.)
 """
 
 from __future__ import annotations
@@ -30,7 +35,7 @@ import threading
 import time
 from typing import IO
 
-from driver.client import session_pids
+from driver.client import child_pids, session_pids
 
 __all__ = ["REAPER", "Reaper", "kill_session", "main"]
 
@@ -157,7 +162,14 @@ def _watch_tie(sessions: _Sessions, pid: int, start: int, parent: int) -> None:
             break
         time.sleep(TIE_POLL)
     with contextlib.suppress(OSError):
-        os.kill(pid, signal.SIGKILL)  # first, so it starts no brain and reports no game
+        os.kill(pid, signal.SIGSTOP)  # first, so it starts no brain and reports no game
+    # Its children lead the sessions of its brains, told or not yet (orphans once it dies).
+    for child in child_pids(pid):
+        with contextlib.suppress(OSError):
+            os.kill(child, signal.SIGKILL)  # in case it has yet to call setsid
+        sessions.add(child)
+    with contextlib.suppress(OSError):
+        os.kill(pid, signal.SIGKILL)
     sessions.kill_all()
     os._exit(0)
 

@@ -77,7 +77,7 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -131,6 +131,7 @@ __all__ = [
     "BrainTimeout",
     "IllegalMove",
     "MoveResult",
+    "child_pids",
     "kill_tree",
     "session_pids",
     "tree_rss",
@@ -245,15 +246,13 @@ class BrainClosed(BrainError):
 # Process trees (Linux /proc)
 
 
-def session_pids(session_id: int) -> list[int]:
-    """Process ids of every live process in session ``session_id`` (Linux ``/proc``).
-
-    A brain spawned by :class:`BrainProcess` leads its own session, so this is the brain and
-    everything it started (unless a child called ``setsid`` itself).
+def _live_processes() -> Iterator[tuple[int, list[bytes]]]:
+    """Each live process's pid and its ``/proc/PID/stat`` fields after the command name
+    (state, parent, group, session, ...); zombies and processes that exit meanwhile are left
+    out.
 
     :raises OSError: ``/proc`` is not available.
     """
-    pids: list[int] = []
     for entry in os.scandir("/proc"):
         if not entry.name.isdigit():
             continue
@@ -264,9 +263,27 @@ def session_pids(session_id: int) -> list[int]:
             continue  # the process exited meanwhile
         # Field 2 (comm) may contain spaces and parentheses: split after the last ')'.
         fields = stat[stat.rfind(b")") + 2 :].split()
-        if len(fields) > 3 and int(fields[3]) == session_id and fields[0] != b"Z":
-            pids.append(int(entry.name))
-    return pids
+        if len(fields) > 3 and fields[0] != b"Z":
+            yield int(entry.name), fields
+
+
+def session_pids(session_id: int) -> list[int]:
+    """Process ids of every live process in session ``session_id`` (Linux ``/proc``).
+
+    A brain spawned by :class:`BrainProcess` leads its own session, so this is the brain and
+    everything it started (unless a child called ``setsid`` itself).
+
+    :raises OSError: ``/proc`` is not available.
+    """
+    return [pid for pid, fields in _live_processes() if int(fields[3]) == session_id]
+
+
+def child_pids(parent: int) -> list[int]:
+    """Process ids of the live children of process ``parent`` (Linux ``/proc``).
+
+    :raises OSError: ``/proc`` is not available.
+    """
+    return [pid for pid, fields in _live_processes() if int(fields[1]) == parent]
 
 
 def tree_rss(session_id: int) -> int:

@@ -192,8 +192,12 @@ def test_games_of_a_killed_worker_and_a_killed_node_are_played_again(
     driver = subprocess.Popen(_run_command(cluster, out, 8, 0.6, slow), cwd=ROOT, env=env,
                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
-        # A worker process playing a game, killed as the OOM killer would.
-        _wait_until(lambda: len(_shipped_brains(GAME_TASK)) >= 2, 60, "games to start")
+        # A worker process playing a game, killed as the OOM killer would. The first games
+        # begin once the checkout is on every node: 15 s here, but 73 s once in seven runs
+        # with the 2 cores three times oversubscribed.
+        _wait_until(lambda: driver.poll() is not None or len(_shipped_brains(GAME_TASK)) >= 2,
+                    180, "games to start")
+        assert driver.poll() is None, driver.communicate()[1]
         time.sleep(0.5)  # into the game (a game lasts seconds)
         worker = next(iter(_shipped_brains(GAME_TASK).values()))
         sessions = [pid for pid, parent in _shipped_brains(GAME_TASK).items()

@@ -1,6 +1,6 @@
 """The reaper ties a process to its parent: a worker whose parent dies (a Ray worker whose
 raylet died) is killed at once, and so are the brains it started, though the worker itself
-never noticed."""
+never noticed, even one it had started but not yet told the reaper about."""
 
 from __future__ import annotations
 
@@ -17,15 +17,17 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 #: Started by the parent: starts a brain (a long sleep in a session of its own) watched by
-#: the reaper, tied to its parent before or after the reaper starts, then waits for ever.
+#: the reaper, tied to its parent before or after the reaper starts (or tied, and the brain
+#: never told: the worker dies before it could say), then waits for ever.
 WORKER = textwrap.dedent("""
     import subprocess, sys, time
     from arena.reaper import REAPER
-    if sys.argv[1] == "before":
+    if sys.argv[1] in ("before", "untold"):
         REAPER.tie_to_parent()
     REAPER.start()
     brain = subprocess.Popen(["sleep", "120"], start_new_session=True)
-    REAPER.watch(brain.pid)
+    if sys.argv[1] != "untold":
+        REAPER.watch(brain.pid)
     if sys.argv[1] == "after":
         REAPER.tie_to_parent()
     print(brain.pid, flush=True)
@@ -58,7 +60,7 @@ def _wait_gone(pids: list[int], seconds: float) -> list[int]:
     return [pid for pid in pids if _alive(pid)]
 
 
-@pytest.mark.parametrize("when", ["before", "after"])
+@pytest.mark.parametrize("when", ["before", "after", "untold"])
 def test_a_worker_tied_to_its_parent_dies_with_its_brains_when_the_parent_dies(
         when: str) -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
