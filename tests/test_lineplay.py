@@ -20,6 +20,7 @@ from brain.game.openings import Opening, load_openings
 from brain.game.referee import judge_move
 from brain.game.rules import Rule
 from brain.resources import weights_dir
+from brain.train.__main__ import parse_args
 from brain.train.linenet import BatchMaker, export, load_model, widen
 from brain.train.lineplay import (
     SOURCE,
@@ -475,3 +476,17 @@ def test_the_selfplay_command_plays_line_games(tmp_path: Path) -> None:
                            str(tmp_path / "conv"), "--games", "1", "--sample-plies", "0"],
                           cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert conv.returncode == 2 and "are for --network line" in conv.stderr
+
+
+@pytest.mark.parametrize("flag", ["--fast-playouts", "--deep-side"])
+@pytest.mark.parametrize("value", ["0", "-4", "two"])
+def test_playouts_and_depth_multiples_below_one_are_refused(
+        flag: str, value: str, capsys: pytest.CaptureFixture[str]) -> None:
+    for command in (["selfplay", "--network", "line", "--out", "x", "--games", "1"],
+                    ["rl", "--network", "line", "--out", "x"]):
+        assert parse_args([*command, flag, "3"]).__dict__[flag[2:].replace("-", "_")] == 3
+        with pytest.raises(SystemExit) as exited:
+            parse_args([*command, flag, value])
+        assert exited.value.code == 2
+        assert f"{flag}: expected a whole number of 1 or more, got '{value}'" in \
+            capsys.readouterr().err

@@ -51,6 +51,17 @@ def source_weight(text: str) -> tuple[str, float]:
     return name, weight
 
 
+def positive_count(text: str) -> int:
+    """A whole number of 1 or more (a count of playouts, a multiple)."""
+    try:
+        count = int(text)
+    except ValueError:
+        count = 0
+    if count < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of 1 or more, got {text!r}")
+    return count
+
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     from brain.train.supervised import TrainConfig
 
@@ -138,11 +149,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     sp.add_argument("--playouts", type=int, default=None,
                     help="playouts per move (a line network's full searches; default: "
                          "160 conv, 400 line)")
-    sp.add_argument("--fast-playouts", type=int, default=None, metavar="N",
+    sp.add_argument("--fast-playouts", type=positive_count, default=None, metavar="N",
                     help="line: playouts of the short searches, which play the moves that "
                          "teach no policy (three in four) and so decide most of a game's "
                          f"result (default {play.fast_playouts})")
-    sp.add_argument("--deep-side", type=int, default=None, metavar="K",
+    sp.add_argument("--deep-side", type=positive_count, default=None, metavar="K",
                     help="line: one side of each game (drawn) searches K times the "
                          "playouts of the other, an attacker deeper than its defender "
                          f"(default {play.deep_side}: both alike)")
@@ -204,10 +215,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                  "blocks", "channels"):
         rl.add_argument(f"--{name.replace('_', '-')}", type=int,
                         default=getattr(rl_defaults, name))
-    rl.add_argument("--fast-playouts", type=int, default=None, metavar="N",
+    rl.add_argument("--fast-playouts", type=positive_count, default=None, metavar="N",
                     help="line: playouts of self-play's short searches (the moves that "
                          "teach no policy; default that of selfplay)")
-    rl.add_argument("--deep-side", type=int, default=rl_defaults.deep_side, metavar="K",
+    rl.add_argument("--deep-side", type=positive_count, default=rl_defaults.deep_side, metavar="K",
                     help="line: one side of each self-play game (drawn) searches K times "
                          "the other's playouts (default %(default)s: both alike)")
     rl.add_argument("--gate-openings-file", default=None, metavar="FILE",
