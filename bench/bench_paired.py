@@ -2,7 +2,9 @@
 
 Each brain's games against ``--opponent`` come from arena runs (``runs/RUN``); a game is
 keyed by its opening's stones and the brain's colour, so that brain A's game from an
-opening with black is set against brain B's game from the same opening with black. The
+opening with black is set against brain B's game from the same opening with black (an
+opening met again, in another run or the same, pairs its n-th games with each other, in
+the order the runs are given and their games were written). The
 difference of the paired scores has a standard error from the pairs' own spread (the
 openings' difficulty cancels out), which is how "A beats today's brain against PentaZen by
 a margin its error bars confirm" is read.
@@ -24,14 +26,15 @@ from pathlib import Path
 
 from tabulate import tabulate
 
-Key = tuple[tuple[tuple[int, int], ...], str]
+Key = tuple[tuple[tuple[int, int], ...], str, int]
 
 
 def scores(runs: list[str], brain: str, opponent: str, aliases: dict[str, str]
            ) -> dict[Key, float]:
-    """The brain's score (1, 0.5, 0) in each game against ``opponent``, by opening and
-    colour."""
+    """The brain's score (1, 0.5, 0) in each game against ``opponent``, by opening,
+    colour and how many games of that opening and colour came before."""
     found: dict[Key, float] = {}
+    met: dict[tuple[tuple[tuple[int, int], ...], str], int] = {}
     for run in runs:
         for line in (Path(run) / "games.jsonl").read_text().splitlines():
             game = json.loads(line)
@@ -43,7 +46,9 @@ def scores(runs: list[str], brain: str, opponent: str, aliases: dict[str, str]
             opening = tuple(tuple(m[:2]) for m in game["moves"][: game["opening_length"]])
             result = game["result"]
             score = 0.5 if result == "draw" else 1.0 if result == colour else 0.0
-            found[(opening, colour)] = score
+            seen = met.get((opening, colour), 0)
+            met[(opening, colour)] = seen + 1
+            found[(opening, colour, seen)] = score
     return found
 
 
