@@ -35,7 +35,7 @@ import threading
 import time
 from typing import IO
 
-from driver.client import child_pids, session_pids
+from driver.client import child_pids, session_pids, stat_fields
 
 __all__ = ["REAPER", "Reaper", "kill_session", "main"]
 
@@ -120,9 +120,7 @@ def _start_and_parent(pid: int) -> tuple[int, int]:
 
     :raises OSError: there is no such process.
     """
-    with open(f"/proc/{pid}/stat", "rb") as f:
-        stat = f.read()
-    fields = stat[stat.rfind(b")") + 2 :].split()  # comm may hold spaces and parentheses
+    fields = stat_fields(pid)
     return int(fields[19]), int(fields[1])
 
 

@@ -134,6 +134,7 @@ __all__ = [
     "child_pids",
     "kill_tree",
     "session_pids",
+    "stat_fields",
     "tree_rss",
 ]
 
@@ -246,10 +247,21 @@ class BrainClosed(BrainError):
 # Process trees (Linux /proc)
 
 
+def stat_fields(pid: int) -> list[bytes]:
+    """The fields of ``/proc/PID/stat`` after the command name: state, parent, group,
+    session, ... (``proc(5)``'s field 3 onwards; its field 22, the start time, is [19]).
+
+    :raises OSError: there is no such process (or no ``/proc``).
+    """
+    with open(f"/proc/{pid}/stat", "rb") as f:
+        stat = f.read()
+    # Field 2 (comm) may contain spaces and parentheses: split after the last ')'.
+    return stat[stat.rfind(b")") + 2 :].split()
+
+
 def _live_processes() -> Iterator[tuple[int, list[bytes]]]:
-    """Each live process's pid and its ``/proc/PID/stat`` fields after the command name
-    (state, parent, group, session, ...); zombies and processes that exit meanwhile are left
-    out.
+    """Each live process's pid and its :func:`stat_fields`; zombies and processes that exit
+    meanwhile are left out.
 
     :raises OSError: ``/proc`` is not available.
     """
@@ -257,12 +269,9 @@ def _live_processes() -> Iterator[tuple[int, list[bytes]]]:
         if not entry.name.isdigit():
             continue
         try:
-            with open(f"/proc/{entry.name}/stat", "rb") as f:
-                stat = f.read()
+            fields = stat_fields(int(entry.name))
         except OSError:
             continue  # the process exited meanwhile
-        # Field 2 (comm) may contain spaces and parentheses: split after the last ')'.
-        fields = stat[stat.rfind(b")") + 2 :].split()
         if len(fields) > 3 and fields[0] != b"Z":
             yield int(entry.name), fields
 
