@@ -27,6 +27,7 @@ from tabulate import tabulate
 from brain.eval.linenet import LineNet, LineNetState
 from brain.game.board import Board
 from brain.resources import shared_data_dir, weights_dir
+from brain.search.linesearch import LineSearchConfig
 from brain.search.playout import Playouts, Tree
 from brain.train.data import parse_rapfi_line
 
@@ -80,7 +81,7 @@ def main() -> None:
     net = LineNet.from_file(args.weights)
     rows = []
     scratch, incremental, playout_rate, depths = [], [], [], []
-    tree = Tree.for_memory(190 << 20, 24)
+    tree = Tree.for_memory(190 << 20, LineSearchConfig().max_children)
     for board in middle_games(args.games):
         cells = near_cells(board)
         out = np.zeros(len(cells), np.float32)
