@@ -41,7 +41,7 @@ from brain.search.linesearch import (
     LineSearch,
     LineSearchConfig,
 )
-from brain.search.playout import LOSS, WIN, Playouts, Tree
+from brain.search.playout import LOSS, SKIP_VISITS, WIN, Playouts, Tree, position_key
 from brain.train.data import PASS, GameRecord, parse_rapfi_line, parse_renju_line
 from brain.train.linenet import (
     LineNetModel,
@@ -295,16 +295,17 @@ def test_playouts_leave_the_board_and_state_as_they_found_them() -> None:
         np.testing.assert_array_equal(playouts.state.features(frame), fresh.features(frame))
 
 
-def subtree(tree: Tree, node: int) -> dict:
+def subtree(tree: Tree, node: int, floor: int = 0) -> dict:
     """``node``'s subtree as plain data: its visits, value sum and proof, and by move
-    its edges' visits, value sums, priors and children's subtrees."""
+    its edges' visits, value sums, priors and children's subtrees (none for a child
+    made before node ``floor``: what :meth:`Tree.keep_subtree` cuts)."""
     edges = range(int(tree.first[node]), int(tree.first[node] + tree.count[node]))
     return {"visits": int(tree.visits[node]), "total": float(tree.total[node]),
             "proven": int(tree.proven[node]),
             "edges": {int(tree.move[e]): (int(tree.edge_visits[e]), float(tree.edge_total[e]),
                                           float(tree.prior[e]),
-                                          subtree(tree, int(tree.child[e]))
-                                          if tree.child[e] >= 0 else None)
+                                          subtree(tree, int(tree.child[e]), floor)
+                                          if tree.child[e] >= floor else None)
                       for e in edges}}
 
 
@@ -315,25 +316,62 @@ def most_visited(tree: Tree, node: int) -> tuple[int, int]:
     return int(tree.move[best]), int(tree.child[best])
 
 
-@pytest.mark.parametrize("chunk", [None, 7], ids=["one-chunk", "chunks-of-7-nodes"])
+def test_a_position_is_one_node_whichever_order_its_stones_came_in() -> None:
+    board = POSITIONS[3][1].copy()
+    playouts = playouts_on(board, 3000)
+    playouts.rewind()
+    tree = playouts.tree
+    # Every path from the root, each node reached with the board's own position.
+    reached: dict[int, set[tuple[int, ...]]] = {}
+
+    def walk(node: int) -> None:
+        assert tree.key[node] == position_key(board.cells)
+        reached.setdefault(node, set()).add(tuple(cell for cell, _ in board.history))
+        for e in range(int(tree.first[node]), int(tree.first[node] + tree.count[node])):
+            if tree.child[e] >= 0:
+                board.play(int(tree.move[e]))
+                walk(int(tree.child[e]))
+                board.undo()
+
+    walk(0)
+    assert len(reached) == tree.nodes  # every node is reached from the root
+    assert len(set(tree.key[:tree.nodes].tolist())) == tree.nodes
+    shared = [node for node, paths in reached.items() if len(paths) > 1]
+    assert len(shared) > tree.nodes // 20
+    assert all(tree.find(int(tree.key[node])) == node for node in shared)
+    # An edge to a node that knows more than it took that node's mean at some visits
+    # instead of going down: the node's visits are fewer than its edges' together.
+    children = tree.child[:tree.edges]
+    reaching = np.bincount(children[children >= 0], tree.edge_visits[:tree.edges][children >= 0])
+    assert any(reaching[node] > tree.visits[node] >= SKIP_VISITS for node in shared)
+    # The root: one visit a playout, each through one of its moves.
+    root_edges = tree.root_edges()
+    assert tree.visits[0] == 3000 == tree.edge_visits[root_edges.start:root_edges.stop].sum()
+
+
+@pytest.mark.parametrize(("position", "chunk"), [(3, None), (3, 7), (19, None)],
+                         ids=["one-chunk", "chunks-of-7-nodes", "transpositions-made-before-it"])
 def test_a_kept_subtree_is_the_whole_tree_and_its_playouts_go_on(
-        chunk: int | None, monkeypatch: pytest.MonkeyPatch) -> None:
+        position: int, chunk: int | None, monkeypatch: pytest.MonkeyPatch) -> None:
     if chunk is not None:  # the nodes and edges moved a few at a time
         monkeypatch.setattr(playout_module, "_NODE_CHUNK", chunk)
-    board = POSITIONS[3][1].copy()  # unsettled two plies down
+    board = POSITIONS[position][1].copy()  # unsettled two plies down
     playouts = playouts_on(board, 3000)
     playouts.rewind()
     tree = playouts.tree
     move, node = most_visited(tree, 0)
     reply, node = most_visited(tree, node)
-    expected = subtree(tree, node)
+    expected = subtree(tree, node, node)
+    # Position 19's subtree reaches nodes made before its root, whose edges are cut.
+    assert (expected != subtree(tree, node)) == (position == 19)
     nodes_before, edges_before = tree.nodes, tree.edges
     tree.keep_subtree(node)
     assert subtree(tree, 0) == expected
     assert 1 < tree.nodes < nodes_before and tree.edges < edges_before
     assert tree.edges == int(tree.count[:tree.nodes].sum())
     children = tree.child[:tree.edges]
-    assert sorted(children[children >= 0]) == list(range(1, tree.nodes))
+    assert sorted(set(children[children >= 0])) == list(range(1, tree.nodes))
+    assert [tree.find(key) for key in tree.key[:tree.nodes]] == list(range(tree.nodes))
     board.play(move)
     board.play(reply)
     playouts.resume()

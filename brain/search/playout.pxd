@@ -7,7 +7,8 @@ from brain.game.tactics cimport is_legal, may_be_foul
 cdef class Tree:
     cdef public int max_nodes, max_edges, nodes, edges
     cdef public object first, count, visits, total, proven
-    cdef public object move, prior, edge_visits, edge_total, child
+    cdef public object move, prior, edge_visits, edge_total, child, key, slots
+    cdef public unsigned long long slot_mask
     cdef int[::1] first_v
     cdef int[::1] count_v
     cdef int[::1] visits_v
@@ -18,6 +19,12 @@ cdef class Tree:
     cdef int[::1] edge_visits_v
     cdef double[::1] edge_total_v
     cdef int[::1] child_v
+    cdef unsigned long long[::1] key_v
+    cdef int[::1] slots_v
+
+    cpdef int find(self, unsigned long long key)
+    cpdef void insert(self, int node)
+    cpdef void index_all(self)
 
 cdef class Playouts:
     cdef public Board board
@@ -34,6 +41,7 @@ cdef class Playouts:
     cdef float[::1] logits_v
     cdef int[::1] path_v
     cdef int[::1] nodes_path_v
+    cdef const unsigned long long[::1] keys_v
 
     cdef void _mark(self, int q, int step)
     cdef void _make(self, int q)

@@ -14,6 +14,12 @@ cells where the opponent would make a four (every defence is among them) are sea
 Proven results go up the tree (a move to a lost position is a won move; a position whose
 moves all lead to won positions is lost).
 
+A position is one node however its stones were reached (a quarter of a middle game's
+nodes are such transpositions): the tree finds nodes by their stones' Zobrist key, an edge
+to a position already searched points at its node, and a move's value is its node's mean.
+Where a node knows more than the edge that reaches it (more visits), a playout takes its
+mean as the leaf's value instead of going on down, as Rapfi's tree does.
+
 The root's tactics (a threat-space win, the defence against the opponent's VCF, the last
 look at the chosen move) are the tree search's own (:mod:`brain.search.rootplay`): this
 module only replaces the playouts.
@@ -49,13 +55,35 @@ _LOSS = cython.declare(cython.int, LOSS)
 _UNKNOWN = cython.declare(cython.int, UNKNOWN)
 #: The longest path a playout can take (every cell of the largest board).
 MAX_DEPTH = 22 * 22
-#: Bytes of tree a node and an edge take (the arrays of :class:`Tree`).
-NODE_BYTES = 4 + 4 + 4 + 8 + 1
+#: Bytes of tree a node and an edge take (the arrays of :class:`Tree`; a node's key and
+#: its share of the key table, at most four slots of four bytes).
+NODE_BYTES = 4 + 4 + 4 + 8 + 1 + 8 + 4 * 4
 EDGE_BYTES = 4 + 4 + 4 + 8 + 4
 #: Edges a node keeps on average, at most, for sizing the tree: measured in 5 s searches
 #: of middle games, 13 with 24 kept a node and 20 with 40 (the rest of the board's
 #: candidates are fewer, or cut to the defences of a threat).
 MEAN_EDGES = 24
+
+
+#: Visits a transposition's node needs before a playout reaching it by an edge that has
+#: fewer takes its mean instead of going on down (fewer: its mean is too rough).
+SKIP_VISITS = 11
+_SKIP_VISITS = cython.declare(cython.int, SKIP_VISITS)
+#: Cells of the largest board, and one Zobrist key for each cell and colour (fixed, so
+#: that any search of a board size gives a position the same key).
+MAX_CELLS = 22 * 22
+KEYS = np.random.default_rng(20261206).integers(
+    0, np.iinfo(np.uint64).max, 2 * MAX_CELLS, dtype=np.uint64, endpoint=True)
+_MAX_CELLS = cython.declare(cython.int, MAX_CELLS)
+
+
+def position_key(cells: bytes | bytearray) -> int:
+    """The Zobrist key of the stones ``cells`` (0 empty, 1 black, 2 white, by cell)."""
+    key = np.uint64(0)
+    for q, color in enumerate(cells):
+        if color:
+            key ^= KEYS[(color - 1) * MAX_CELLS + q]
+    return int(key)
 
 
 #: Nodes whose edges :meth:`Tree.keep_subtree` moves at a time (its temporary arrays
@@ -75,7 +103,9 @@ class Tree:
     """Nodes and edges in flat arrays. A node's edges are ``first[n]`` to
     ``first[n] + count[n] - 1``; an edge's ``child`` is -1 until its move is expanded.
     Visits and value sums are the mover's: an edge's from the side choosing it, a
-    node's from its side to move."""
+    node's from its side to move. A node's ``key`` is its position's
+    (:func:`position_key`), and :meth:`find` the node of a key: open addressing in a
+    table of at least twice the nodes' slots."""
 
     def __init__(self, max_nodes: int, max_edges: int) -> None:
         self.max_nodes = max_nodes
@@ -90,6 +120,9 @@ class Tree:
         self.edge_visits = np.zeros(max_edges, np.int32)
         self.edge_total = np.zeros(max_edges, np.float64)
         self.child = np.zeros(max_edges, np.int32)
+        self.key = np.zeros(max_nodes, np.uint64)
+        self.slots = np.full(1 << (2 * max_nodes - 1).bit_length(), -1, np.int32)
+        self.slot_mask = len(self.slots) - 1
         self.first_v = self.first
         self.count_v = self.count
         self.visits_v = self.visits
@@ -100,6 +133,8 @@ class Tree:
         self.edge_visits_v = self.edge_visits
         self.edge_total_v = self.edge_total
         self.child_v = self.child
+        self.key_v = self.key
+        self.slots_v = self.slots
         self.nodes = 0
         self.edges = 0
 
@@ -116,6 +151,36 @@ class Tree:
     def clear(self) -> None:
         self.nodes = 0
         self.edges = 0
+        self.slots.fill(-1)
+
+    @cython.ccall
+    @cython.boundscheck(False)
+    @cython.wraparound(False)
+    @cython.initializedcheck(False)
+    @cython.locals(i=cython.ulonglong, node=cython.int)
+    def find(self, key: cython.ulonglong) -> cython.int:
+        """The node whose position has ``key`` (-1: none)."""
+        i = key & self.slot_mask
+        while True:
+            node = self.slots_v[i]
+            if node < 0:
+                return -1
+            if self.key_v[node] == key:
+                return node
+            i = (i + 1) & self.slot_mask
+
+    @cython.ccall
+    @cython.boundscheck(False)
+    @cython.wraparound(False)
+    @cython.initializedcheck(False)
+    @cython.locals(i=cython.ulonglong, key=cython.ulonglong)
+    def insert(self, node: cython.int) -> cython.void:
+        """Make ``node`` (its ``key`` set, not in the table yet) found by its key."""
+        key = self.key_v[node]
+        i = key & self.slot_mask
+        while self.slots_v[i] >= 0:
+            i = (i + 1) & self.slot_mask
+        self.slots_v[i] = node
 
     def root_edges(self) -> range:
         return range(self.first[0], self.first[0] + self.count[0])
@@ -128,14 +193,16 @@ class Tree:
         return int(self.child[start + found[0]]) if len(found) else -1
 
     def keep_subtree(self, node: int) -> None:
-        """Make ``node`` the root (node 0) of a tree of its subtree alone, its visits and
-        proofs kept: the nodes and edges of the rest are dropped, the kept ones moved
-        down in place.
+        """Make ``node`` the root (node 0) of a tree of what is reached from it alone, its
+        visits and proofs kept: the nodes and edges of the rest are dropped, the kept ones
+        moved down in place.
 
         Kept in the order they were made, every node and edge block moves to a place no
-        later than its own (a node is made before its children, and its edges with it),
-        so the moves run front to back in place, a chunk of nodes at a time: the extra
-        memory is a few arrays of one entry per node, never a second tree."""
+        later than its own (a node is made before the edges that lead to it, but for
+        transpositions, and its edges with it), so the moves run front to back in place,
+        a chunk of nodes at a time: the extra memory is a few arrays of one entry per node,
+        never a second tree. An edge to a transposition's node made before ``node`` is cut
+        (its child -1, its visits kept): that node would have to move up."""
         nodes = self.nodes
         first, count = self.first[:nodes], self.count[:nodes]
         kept = np.zeros(nodes, bool)
@@ -145,9 +212,12 @@ class Tree:
             found = []
             for start in range(0, len(frontier), _NODE_CHUNK):
                 part = frontier[start:start + _NODE_CHUNK]
-                children = self.child[_edge_blocks(first[part], count[part])]
-                found.append(children[children >= 0])
-            frontier = np.concatenate(found)
+                edges = _edge_blocks(first[part], count[part])
+                children = self.child[edges]
+                self.child[edges[(children >= 0) & (children < node)]] = -1
+                found.append(children[children > node])
+            reached = np.unique(np.concatenate(found))
+            frontier = reached[~kept[reached]]
         order = np.flatnonzero(kept)
         renumber = np.full(nodes, -1, np.int32)
         renumber[order] = np.arange(len(order), dtype=np.int32)
@@ -164,10 +234,19 @@ class Tree:
             # ``first`` of the nodes before ``part`` is written: theirs are read no more.
             first[start:start + len(part)] = edges + np.cumsum(counts) - counts
             edges = stop
-        for array in (self.count, self.visits, self.total, self.proven):
+        for array in (self.count, self.visits, self.total, self.proven, self.key):
             array[:len(order)] = array[order]
         self.nodes = len(order)
         self.edges = edges
+        self.index_all()
+
+    @cython.ccall
+    @cython.locals(node=cython.int)
+    def index_all(self) -> cython.void:
+        """The key table anew, of every node."""
+        self.slots.fill(-1)
+        for node in range(self.nodes):
+            self.insert(node)
 
 
 @cython.cclass
@@ -197,6 +276,7 @@ class Playouts:
         self.nodes_path_v = self._nodes_path
         self._applied = np.zeros(MAX_DEPTH + 1, np.int32)
         self.applied_v = self._applied
+        self.keys_v = KEYS
         self.applied = 0
         self.to_move = 1
         self.stones = 0
@@ -209,7 +289,10 @@ class Playouts:
         value of it for the side to move."""
         self.resume()
         self.tree.clear()
-        return self._expand()
+        value = self._expand()
+        self.tree.key[0] = position_key(self.board.cells)
+        self.tree.insert(0)
+        return value
 
     def resume(self) -> None:
         """Take the board's position as the root of the tree as it is: one whose root is
@@ -421,7 +504,10 @@ class Playouts:
                 return e  # a won move
             if child >= 0 and tree.proven_v[child] == _WIN:
                 q = -2.0  # a lost move: only when nothing else is left
-            elif tree.edge_visits_v[e] > 0:
+            elif child >= 0 and tree.visits_v[child] > 0:
+                # the position's mean, whichever way its playouts reached it
+                q = -tree.total_v[child] / tree.visits_v[child]
+            elif tree.edge_visits_v[e] > 0:  # an edge cut by keep_subtree
                 q = tree.edge_total_v[e] / tree.edge_visits_v[e]
             else:
                 q = fpu
@@ -457,7 +543,8 @@ class Playouts:
     @cython.initializedcheck(False)
     @cython.locals(node=cython.int, depth=cython.int, e=cython.int,
                    child=cython.int, value=cython.double, i=cython.int, done=cython.int,
-                   proven=cython.int, common=cython.int, expand=cython.bint)
+                   proven=cython.int, common=cython.int, expand=cython.bint,
+                   visit_leaf=cython.bint, color=cython.int, key=cython.ulonglong)
     def run(self, playouts: cython.int) -> cython.int:
         """Run up to ``playouts`` playouts from the root; returns how many ran (fewer
         once the root is proven or the tree is full). The board may be left in a
@@ -473,7 +560,9 @@ class Playouts:
                 break
             node = 0
             depth = 0
+            color = self.to_move if self.applied % 2 == 0 else 3 - self.to_move
             expand = False
+            visit_leaf = True
             while True:
                 proven = tree.proven_v[node]
                 if proven != _UNKNOWN or tree.count_v[node] == 0:
@@ -485,9 +574,22 @@ class Playouts:
                 depth += 1
                 child = tree.child_v[e]
                 if child < 0:
-                    expand = True
+                    key = tree.key_v[node] ^ self.keys_v[(color - 1) * _MAX_CELLS
+                                                          + tree.move_v[e]]
+                    child = tree.find(key)
+                    if child < 0:
+                        expand = True
+                        break
+                    tree.child_v[e] = child  # a transposition
+                if (tree.proven_v[child] == _UNKNOWN and tree.visits_v[child] >= _SKIP_VISITS
+                        and tree.edge_visits_v[e] < tree.visits_v[child]):
+                    # The node knows more than this edge: its mean is the leaf's value.
+                    node = child
+                    value = tree.total_v[child] / tree.visits_v[child]
+                    visit_leaf = False
                     break
                 node = child
+                color = 3 - color
             if expand:
                 common = 0
                 while (common < self.applied and common < depth
@@ -510,7 +612,9 @@ class Playouts:
                         tree.nodes -= 1
                     else:
                         tree.child_v[e] = node
-            if not self.full:
+                        tree.key_v[node] = key
+                        tree.insert(node)
+            if not self.full and visit_leaf:
                 # ``value`` is for the side to move at the end of the path.
                 tree.visits_v[node] += 1
                 tree.total_v[node] += value
