@@ -349,21 +349,39 @@ def test_a_position_is_one_node_whichever_order_its_stones_came_in() -> None:
     assert tree.visits[0] == 3000 == tree.edge_visits[root_edges.start:root_edges.stop].sum()
 
 
-@pytest.mark.parametrize(("position", "chunk"), [(3, None), (3, 7), (19, None)],
-                         ids=["one-chunk", "chunks-of-7-nodes", "transpositions-made-before-it"])
-def test_a_kept_subtree_is_the_whole_tree_and_its_playouts_go_on(
-        position: int, chunk: int | None, monkeypatch: pytest.MonkeyPatch) -> None:
-    if chunk is not None:  # the nodes and edges moved a few at a time
-        monkeypatch.setattr(playout_module, "_NODE_CHUNK", chunk)
-    board = POSITIONS[position][1].copy()  # unsettled two plies down
+def two_plies_down(index: int) -> tuple[Board, Playouts, int, int, int]:
+    """Position ``index`` after 3,000 playouts, its most visited move and reply and the
+    node they lead to (-1: not in the tree)."""
+    board = POSITIONS[index][1].copy()
     playouts = playouts_on(board, 3000)
     playouts.rewind()
     tree = playouts.tree
-    move, node = most_visited(tree, 0)
-    reply, node = most_visited(tree, node)
-    expected = subtree(tree, node, node)
-    # Position 19's subtree reaches nodes made before its root, whose edges are cut.
-    assert (expected != subtree(tree, node)) == (position == 19)
+    move, node = most_visited(tree, 0) if tree.count[0] else (-1, -1)
+    reply, node = most_visited(tree, node) if node >= 0 and tree.count[node] else (-1, -1)
+    return board, playouts, move, reply, node
+
+
+@pytest.mark.parametrize(("position", "chunk"), [(3, None), (3, 7), (None, None)],
+                         ids=["one-chunk", "chunks-of-7-nodes", "transpositions-made-before-it"])
+def test_a_kept_subtree_is_the_whole_tree_and_its_playouts_go_on(
+        position: int | None, chunk: int | None, monkeypatch: pytest.MonkeyPatch) -> None:
+    if chunk is not None:  # the nodes and edges moved a few at a time
+        monkeypatch.setattr(playout_module, "_NODE_CHUNK", chunk)
+    if position is not None:
+        board, playouts, move, reply, node = two_plies_down(position)  # unsettled there
+        tree = playouts.tree
+        expected = subtree(tree, node, node)
+        assert expected == subtree(tree, node)
+    else:  # the first position whose subtree reaches nodes made before its root
+        for index in range(len(POSITIONS)):
+            board, playouts, move, reply, node = two_plies_down(index)
+            tree = playouts.tree
+            if node > 0 and tree.proven[node] == 0 and tree.count[node]:
+                expected = subtree(tree, node, node)
+                if expected != subtree(tree, node):  # edges to be cut
+                    break
+        else:
+            pytest.fail("no position's subtree reaches a node made before its root")
     nodes_before, edges_before = tree.nodes, tree.edges
     tree.keep_subtree(node)
     assert subtree(tree, 0) == expected

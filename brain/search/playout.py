@@ -255,7 +255,7 @@ class Playouts:
     and the tree. Call :meth:`start` with the root position, then :meth:`run`."""
 
     def __init__(self, board: Board, net: LineNet, tree: Tree, c_puct: float = 1.8,
-                 fpu_reduction: float = 0.2, max_children: int = 40) -> None:
+                 fpu_reduction: float = 0.1, max_children: int = 40) -> None:
         self.board = board
         self.state = LineNetState(net, board.width, board.height)
         self.tree = tree
