@@ -69,12 +69,27 @@ MEAN_EDGES = 24
 #: fewer takes its mean instead of going on down (fewer: its mean is too rough).
 SKIP_VISITS = 11
 _SKIP_VISITS = cython.declare(cython.int, SKIP_VISITS)
-#: Cells of the largest board, and one Zobrist key for each cell and colour (fixed, so
-#: that any search of a board size gives a position the same key).
+#: Cells of the largest board.
 MAX_CELLS = 22 * 22
-KEYS = np.random.default_rng(20261206).integers(
-    0, np.iinfo(np.uint64).max, 2 * MAX_CELLS, dtype=np.uint64, endpoint=True)
 _MAX_CELLS = cython.declare(cython.int, MAX_CELLS)
+_MASK64 = (1 << 64) - 1
+
+
+def _splitmix64(seed: int, count: int) -> np.ndarray:
+    """``count`` 64-bit keys of the SplitMix64 sequence from ``seed`` (numpy.random would
+    do, but importing it costs the idle brain 7 MB of its memory limit)."""
+    keys = []
+    for _ in range(count):
+        seed = (seed + 0x9E3779B97F4A7C15) & _MASK64
+        z = ((seed ^ (seed >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
+        keys.append(z ^ (z >> 31))
+    return np.array(keys, np.uint64)
+
+
+#: One Zobrist key for each cell and colour, fixed, so that any search of a board size
+#: gives a position the same key.
+KEYS = _splitmix64(20261206, 2 * MAX_CELLS)
 
 
 def position_key(cells: bytes | bytearray) -> int:
@@ -105,7 +120,8 @@ class Tree:
     Visits and value sums are the mover's: an edge's from the side choosing it, a
     node's from its side to move. A node's ``key`` is its position's
     (:func:`position_key`), and :meth:`find` the node of a key: open addressing in a
-    table of at least twice the nodes' slots."""
+    table of at least twice the nodes' slots, each a node's index plus one (0: empty, so
+    that the table takes no memory before a search fills it)."""
 
     def __init__(self, max_nodes: int, max_edges: int) -> None:
         self.max_nodes = max_nodes
@@ -121,7 +137,7 @@ class Tree:
         self.edge_total = np.zeros(max_edges, np.float64)
         self.child = np.zeros(max_edges, np.int32)
         self.key = np.zeros(max_nodes, np.uint64)
-        self.slots = np.full(1 << (2 * max_nodes - 1).bit_length(), -1, np.int32)
+        self.slots = np.zeros(1 << (2 * max_nodes - 1).bit_length(), np.int32)
         self.slot_mask = len(self.slots) - 1
         self.first_v = self.first
         self.count_v = self.count
@@ -151,7 +167,7 @@ class Tree:
     def clear(self) -> None:
         self.nodes = 0
         self.edges = 0
-        self.slots.fill(-1)
+        self.slots.fill(0)
 
     @cython.ccall
     @cython.boundscheck(False)
@@ -162,7 +178,7 @@ class Tree:
         """The node whose position has ``key`` (-1: none)."""
         i = key & self.slot_mask
         while True:
-            node = self.slots_v[i]
+            node = self.slots_v[i] - 1
             if node < 0:
                 return -1
             if self.key_v[node] == key:
@@ -178,9 +194,9 @@ class Tree:
         """Make ``node`` (its ``key`` set, not in the table yet) found by its key."""
         key = self.key_v[node]
         i = key & self.slot_mask
-        while self.slots_v[i] >= 0:
+        while self.slots_v[i] != 0:
             i = (i + 1) & self.slot_mask
-        self.slots_v[i] = node
+        self.slots_v[i] = node + 1
 
     def root_edges(self) -> range:
         return range(self.first[0], self.first[0] + self.count[0])
@@ -244,7 +260,7 @@ class Tree:
     @cython.locals(node=cython.int)
     def index_all(self) -> cython.void:
         """The key table anew, of every node."""
-        self.slots.fill(-1)
+        self.slots.fill(0)
         for node in range(self.nodes):
             self.insert(node)
 
