@@ -361,27 +361,30 @@ def two_plies_down(index: int) -> tuple[Board, Playouts, int, int, int]:
     return board, playouts, move, reply, node
 
 
+def two_plies_down_with_cut_edges() -> tuple[Board, Playouts, int, int, int]:
+    """:func:`two_plies_down` of the first position whose node there is unsettled and
+    has a subtree that reaches nodes made before it (edges that keeping it must cut)."""
+    for index in range(len(POSITIONS)):
+        board, playouts, move, reply, node = two_plies_down(index)
+        tree = playouts.tree
+        if (node > 0 and tree.proven[node] == 0 and tree.count[node]
+                and subtree(tree, node, node) != subtree(tree, node)):
+            return board, playouts, move, reply, node
+    pytest.fail("no position's subtree reaches a node made before its root")
+
+
 @pytest.mark.parametrize(("position", "chunk"), [(3, None), (3, 7), (None, None)],
                          ids=["one-chunk", "chunks-of-7-nodes", "transpositions-made-before-it"])
 def test_a_kept_subtree_is_the_whole_tree_and_its_playouts_go_on(
         position: int | None, chunk: int | None, monkeypatch: pytest.MonkeyPatch) -> None:
     if chunk is not None:  # the nodes and edges moved a few at a time
         monkeypatch.setattr(playout_module, "_NODE_CHUNK", chunk)
-    if position is not None:
-        board, playouts, move, reply, node = two_plies_down(position)  # unsettled there
-        tree = playouts.tree
-        expected = subtree(tree, node, node)
-        assert expected == subtree(tree, node)
-    else:  # the first position whose subtree reaches nodes made before its root
-        for index in range(len(POSITIONS)):
-            board, playouts, move, reply, node = two_plies_down(index)
-            tree = playouts.tree
-            if node > 0 and tree.proven[node] == 0 and tree.count[node]:
-                expected = subtree(tree, node, node)
-                if expected != subtree(tree, node):  # edges to be cut
-                    break
-        else:
-            pytest.fail("no position's subtree reaches a node made before its root")
+    # Position 3 is unsettled two plies down, its subtree all made after that node.
+    board, playouts, move, reply, node = (two_plies_down(position) if position is not None
+                                          else two_plies_down_with_cut_edges())
+    tree = playouts.tree
+    expected = subtree(tree, node, node)
+    assert (expected != subtree(tree, node)) == (position is None)
     nodes_before, edges_before = tree.nodes, tree.edges
     tree.keep_subtree(node)
     assert subtree(tree, 0) == expected
