@@ -2,15 +2,16 @@
 
 For a sample of the 15x15 freestyle games of kept self-play files
 (``weights/training/linenet-selfplay-*.npz``), a strong engine (Rapfi, built outside the
-project from shared/docs/sparring-engines.md) judges each position from the end of the
-opening on, until its search proves a win for one side (a mate score). Printed: at which
-ply that first proof comes (and how many plies after the opening: the first ten are the
-ones self-play samples at a temperature) and how long the proven win is, how much of each
-game is played after it, and whether the side it proved the win for went on to win the
-game: where it did not, the game's result (the value's target) says the opposite of what
-the position is. With ``--own-seconds S`` our own search (the shipped line network, the
-brain's search, S seconds) judges each first-proof position too: does a search of ours,
-deeper than the players', see the win that decided the game?
+project from shared/docs/sparring-engines.md) judges each position from the game's first
+sample on, until its search proves a win for one side (a mate score;
+:func:`brain.train.adjudicate.first_proof`). Printed: at which ply that first proof comes
+(and how many plies after the opening: the first ten are the ones self-play samples at a
+temperature) and how long the proven win is, how much of each game is played after it,
+and whether the side it proved the win for went on to win the game: where it did not, the
+game's result (the value's target) says the opposite of what the position is. With
+``--own-seconds S`` our own search (the shipped line network, the brain's search, S
+seconds) judges each first-proof position too: does a search of ours, deeper than the
+players', see the win that decided the game?
 
 Run: ``.venv/bin/python bench/bench_selfplay_proofs.py weights/training/linenet-selfplay-lrl15b.npz
 --teacher /work/peers/bin/rapfi/pbrain-rapfi [--games 60] [--teacher-ms 100] [--seed 25]
@@ -32,31 +33,35 @@ from brain.game.board import Board, Color
 from brain.game.rules import Rule
 from brain.resources import weights_dir
 from brain.search.linesearch import LineSearch
+from brain.train.adjudicate import Proof, first_proof, game_cells
 from brain.train.samples import LOSS, WIN, SampleStore
 from driver.teacher import Teacher, TeacherConfig
-from protocol.syntax import Point
 
-#: Stones an opening of the self-play games has at most: judging starts after them.
-OPENING_STONES = 5
 #: The plies after the opening whose moves self-play samples from the visits
 #: (:attr:`brain.train.lineplay.LinePlayConfig.sample_plies`).
 SAMPLED_PLIES = 10
 
 
 @dataclass
-class Proof:
-    """A game's first position with a proven win: after ``ply`` stones (``opening`` of
-    them the opening's, ``cells`` all of them), a win for ``winner`` in ``length`` plies;
-    ``result`` is who won the game (None: a draw or no result), ``plies`` its stones at
-    the end."""
+class JudgedGame:
+    """A game's first proven win (:func:`brain.train.adjudicate.first_proof`) with what
+    the summary needs: ``opening`` stones before its first sample, ``result`` who won
+    the game (None: a draw or no result), ``plies`` its stones at the end and ``cells``
+    the stones of the proof's position."""
 
-    ply: int
+    proof: Proof
     opening: int
-    length: int
-    winner: Color
     result: Color | None
     plies: int
     cells: list[int]
+
+    @property
+    def ply(self) -> int:
+        return self.proof.ply
+
+    @property
+    def winner(self) -> Color:
+        return Color(self.proof.winner)
 
 
 def game_winner(store: SampleStore, row: int) -> Color | None:
@@ -69,27 +74,18 @@ def game_winner(store: SampleStore, row: int) -> Color | None:
     return None
 
 
-def first_proof(store: SampleStore, game: int, teacher: Teacher) -> Proof | None:
+def judge_game(store: SampleStore, game: int, teacher: Teacher) -> JudgedGame | None:
     """The teacher's first proven win in ``game`` after its opening, None if none."""
-    cells = [int(c) for c in store.stones[store.start[game]:store.start[game + 1]]]
-    width, height, rule = int(store.width[game]), int(store.height[game]), int(store.rule[game])
-    board = Board(width, height, Rule(rule))
-    for cell in cells[:OPENING_STONES]:
-        board.play(cell)
-    points = [Point(*board.xy(c)) for c in cells]
-    for ply in range(OPENING_STONES, len(cells)):
-        mate = teacher.ask(points[:ply], width, height, rule).judgement.mate
-        if mate is not None:
-            mover = Color(board.to_move)
-            rows = np.flatnonzero(store.game == game)
-            return Proof(ply, int(store.count[rows].min()), abs(mate),
-                         mover if mate > 0 else mover.opponent,
-                         game_winner(store, int(rows[0])), len(cells), cells[:ply])
-        board.play(cells[ply])
-    return None
+    proof = first_proof(store, game, teacher)
+    if proof.ply < 0:
+        return None
+    rows = np.flatnonzero(store.game == game)
+    cells = game_cells(store, game)
+    return JudgedGame(proof, int(store.count[rows].min()), game_winner(store, int(rows[0])),
+                      len(cells), cells[:proof.ply])
 
 
-def own_winrate(proof: Proof, search: LineSearch, seconds: float) -> float:
+def own_winrate(proof: JudgedGame, search: LineSearch, seconds: float) -> float:
     """Our search's winrate for the proven side at the proof's position (15x15 freestyle)."""
     board = Board(15, 15, Rule.FREESTYLE)
     for cell in proof.cells:
@@ -115,12 +111,14 @@ def main() -> None:
              and store.height[g] == 15 and store.rule[g] == Rule.FREESTYLE]
     rng = np.random.default_rng(args.seed)
     chosen = sorted(rng.choice(games, size=min(args.games, len(games)), replace=False))
-    proofs: list[Proof] = []
+    proofs: list[JudgedGame] = []
     lengths: list[int] = []
+    sampled_plies = 0
     with Teacher(TeacherConfig((args.teacher,), move_ms=args.teacher_ms)) as teacher:
         for game in chosen:
             lengths.append(int(store.start[game + 1] - store.start[game]))
-            if (proof := first_proof(store, int(game), teacher)) is not None:
+            sampled_plies += lengths[-1] - int(store.count[store.game == game].min())
+            if (proof := judge_game(store, int(game), teacher)) is not None:
                 proofs.append(proof)
     print(f"{len(chosen)} games of 15x15 freestyle ({len(games)} in the files), "
           f"{args.teacher_ms} ms a position; a win proven before the end in {len(proofs)}")
@@ -131,14 +129,13 @@ def main() -> None:
     print(f"the side proven to win won {won}, drew {drawn}, lost {len(proofs) - won - drawn}")
     print(f"first proof after {statistics.median(p.ply for p in proofs):g} stones (median; "
           f"range {min(p.ply for p in proofs)} - {max(p.ply for p in proofs)}), a win in "
-          f"{statistics.median(p.length for p in proofs):g} plies; games "
+          f"{statistics.median(p.proof.length for p in proofs):g} plies; games "
           f"{statistics.median(lengths):g} plies long")
     sampled = sum(p.ply - p.opening <= SAMPLED_PLIES for p in proofs)
     print(f"first proof within the {SAMPLED_PLIES} plies after the opening whose moves are "
           f"sampled: {sampled} of {len(proofs)}")
     after = sum(p.plies - p.ply for p in proofs)
-    print(f"positions after the first proof: {after} of {sum(n - OPENING_STONES for n in lengths)} "
-          f"past the opening")
+    print(f"positions after the first proof: {after} of {sampled_plies} past the opening")
     if args.own_seconds > 0:
         search = LineSearch(LineNet.from_file(weights_dir() / "linenet.npz"))
         rates = [own_winrate(p, search, args.own_seconds) for p in proofs]

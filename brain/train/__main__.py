@@ -183,6 +183,25 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                     help="leave out games from these 15x15 openings (a run's "
                          "OUT/gate-openings.txt)")
 
+    ad = commands.add_parser(
+        "adjudicate", help="decide self-play results by a judge engine's first proven win "
+                           "(resumes OUT)",
+        description="Search each game of a line self-play sample file with a judge engine "
+                    "(Rapfi) from its first sample on until it proves a win, and give all "
+                    "the game's samples that result (OUT/samples.npz). Re-run with the same "
+                    "--out to resume. See docs/network.md.")
+    ad.add_argument("samples", help="the sample file (.npz) of the self-play games")
+    ad.add_argument("--out", required=True, help="the folder of the verdicts and the result")
+    ad.add_argument("--teacher", required=True,
+                    help="the judge's command line, split like a shell does")
+    ad.add_argument("--teacher-ms", type=positive_count, default=100,
+                    help="the judge's time per position in ms (default 100)")
+    ad.add_argument("--workers", type=positive_count, default=1,
+                    help="judge processes at once (one core each; default 1)")
+    ad.add_argument("--rules", nargs="+", type=int, default=[0, 1, 4],
+                    help="Gomocup rules of the games to judge (default 0 1 4, Rapfi's; "
+                         "the others keep their results)")
+
     from brain.train.reinforce import RlConfig
     from brain.train.selfplay import HEURISTIC
 
@@ -508,6 +527,8 @@ def main(argv: list[str] | None = None) -> int:
         return _selfplay(args)
     if args.command == "replay-merge":
         return _replay_merge(args)
+    if args.command == "adjudicate":
+        return _adjudicate(args)
     if args.command == "rl":
         import logging
 
@@ -564,6 +585,34 @@ def _replay_merge(args: argparse.Namespace) -> int:
         print(f"python -m brain.train replay-merge: error: {exc}", file=sys.stderr)
         return 2
     print(f"{args.out}: {log.games} games, {log.samples} samples in {log.chunks} chunks")
+    return 0
+
+
+def _adjudicate(args: argparse.Namespace) -> int:
+    """``adjudicate``: a sample file's results by a judge's first proven win."""
+    import shlex
+    import time
+
+    from brain.train.adjudicate import AdjudicationMismatch, adjudicate
+    from driver.teacher import TeacherConfig, TeacherError
+
+    began = time.monotonic()
+
+    def progress(done: int, total: int) -> None:
+        if done % 50 == 0 or done == total:
+            print(f"adjudicate: {done}/{total} games, {time.monotonic() - began:.0f} s",
+                  file=sys.stderr, flush=True)
+
+    judge = TeacherConfig(tuple(shlex.split(args.teacher)), move_ms=args.teacher_ms)
+    try:
+        report = adjudicate(Path(args.samples), Path(args.out), judge, args.workers,
+                            tuple(args.rules), progress)
+    except (AdjudicationMismatch, TeacherError, OSError, ValueError) as exc:
+        print(f"python -m brain.train adjudicate: error: {exc}", file=sys.stderr)
+        return 2
+    print(f"{args.out}/samples.npz: {report.games} games judged, a win proven in "
+          f"{report.proofs}; {report.changed_games} results changed "
+          f"({report.changed_samples} samples)")
     return 0
 
 
