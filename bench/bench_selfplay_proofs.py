@@ -74,12 +74,13 @@ def game_winner(store: SampleStore, row: int) -> Color | None:
     return None
 
 
-def judge_game(store: SampleStore, game: int, teacher: Teacher) -> JudgedGame | None:
-    """The teacher's first proven win in ``game`` after its opening, None if none."""
-    proof = first_proof(store, game, teacher)
+def judge_game(store: SampleStore, game: int, rows: np.ndarray,
+               teacher: Teacher) -> JudgedGame | None:
+    """The teacher's first proven win in ``game`` (samples ``rows``) after its opening,
+    None if none."""
+    proof = first_proof(store, game, rows, teacher)
     if proof.ply < 0:
         return None
-    rows = np.flatnonzero(store.game == game)
     cells = game_cells(store, game)
     return JudgedGame(proof, int(store.count[rows].min()), game_winner(store, int(rows[0])),
                       len(cells), cells[:proof.ply])
@@ -114,11 +115,12 @@ def main() -> None:
     proofs: list[JudgedGame] = []
     lengths: list[int] = []
     sampled_plies = 0
+    rows_of = store.rows_by_game()
     with Teacher(TeacherConfig((args.teacher,), move_ms=args.teacher_ms)) as teacher:
         for game in chosen:
             lengths.append(int(store.start[game + 1] - store.start[game]))
-            sampled_plies += lengths[-1] - int(store.count[store.game == game].min())
-            if (proof := judge_game(store, int(game), teacher)) is not None:
+            sampled_plies += lengths[-1] - int(store.count[rows_of[game]].min())
+            if (proof := judge_game(store, int(game), rows_of[game], teacher)) is not None:
                 proofs.append(proof)
     print(f"{len(chosen)} games of 15x15 freestyle ({len(games)} in the files), "
           f"{args.teacher_ms} ms a position; a win proven before the end in {len(proofs)}")

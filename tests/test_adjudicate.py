@@ -93,3 +93,13 @@ def test_a_thrown_win_becomes_the_proven_sides_and_a_rerun_judges_nothing_again(
     assert judging == [2]
     with pytest.raises(AdjudicationMismatch, match="another --out"):
         adjudicate(samples, out, TeacherConfig(JUDGE, move_ms=200))
+
+
+def test_the_rows_of_each_game_are_found_whatever_the_sample_order() -> None:
+    builder = SampleBuilder("t")
+    for _ in range(3):
+        builder.add_game(15, 15, 0, [(0, 1)])
+    for game in (2, 0, 2, 0):  # game 1 has no samples
+        builder.add_sample(game, 1, 5, 2, WIN)
+    rows = builder.store().rows_by_game()
+    assert [list(r) for r in rows] == [[1, 3], [], [0, 2]]

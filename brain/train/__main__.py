@@ -183,6 +183,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                     help="leave out games from these 15x15 openings (a run's "
                          "OUT/gate-openings.txt)")
 
+    from brain.train.adjudicate import JUDGED_RULES
+
     ad = commands.add_parser(
         "adjudicate", help="decide self-play results by a judge engine's first proven win "
                            "(resumes OUT)",
@@ -198,7 +200,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                     help="the judge's time per position in ms (default 100)")
     ad.add_argument("--workers", type=positive_count, default=1,
                     help="judge processes at once (one core each; default 1)")
-    ad.add_argument("--rules", nargs="+", type=int, default=[0, 1, 4],
+    ad.add_argument("--rules", nargs="+", type=int, default=list(JUDGED_RULES),
                     help="Gomocup rules of the games to judge (default 0 1 4, Rapfi's; "
                          "the others keep their results)")
 

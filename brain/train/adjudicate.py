@@ -67,14 +67,15 @@ def game_cells(store: SampleStore, game: int) -> list[int]:
     return [int(c) for c in store.stones[store.start[game]:store.start[game + 1]]]
 
 
-def first_proof(store: SampleStore, game: int, teacher: Teacher) -> Proof:
-    """The teacher's first proven win in ``game``, searching its positions in order from
-    the first one sampled (no proof: ``Proof(game, -1, 0, 0)``)."""
+def first_proof(store: SampleStore, game: int, rows: np.ndarray, teacher: Teacher) -> Proof:
+    """The teacher's first proven win in ``game``, whose samples are ``rows``
+    (:meth:`SampleStore.rows_by_game`), searching its positions in order from the first
+    one sampled (no proof, or no samples: ``Proof(game, -1, 0, 0)``)."""
     cells = game_cells(store, game)
     width, height, rule = int(store.width[game]), int(store.height[game]), int(store.rule[game])
     board = Board(width, height)
     points = [Point(*board.xy(c)) for c in cells]
-    first = int(store.count[store.game == game].min())
+    first = int(store.count[rows].min()) if len(rows) else len(cells)
     for ply in range(first, len(cells)):
         judgement = teacher.ask(points[:ply], width, height, rule).judgement
         if judgement.mate is not None:
@@ -91,10 +92,11 @@ def apply_proofs(store: SampleStore, proofs: Sequence[Proof]) -> tuple[SampleSto
     winner, and what changed."""
     result = store.result.copy()
     changed_games = 0
+    rows_of = store.rows_by_game()
     for proof in proofs:
         if proof.ply < 0:
             continue
-        rows = store.game == proof.game
+        rows = rows_of[proof.game]
         wanted = np.where(store.to_move[rows] == proof.winner, WIN, LOSS).astype(result.dtype)
         if np.any(result[rows] != wanted):
             changed_games += 1
@@ -144,6 +146,7 @@ def adjudicate(samples: Path, out: Path, teacher: TeacherConfig, workers: int = 
              if int(store.rule[g]) in rules and g not in proofs]
     # Games of one board and rule in a row: the judge restarts its game less often.
     games.sort(key=lambda g: (int(store.width[g]), int(store.height[g]), int(store.rule[g])))
+    rows_of = store.rows_by_game()
     todo: queue.Queue[int] = queue.Queue()
     for game in games:
         todo.put(game)
@@ -159,7 +162,7 @@ def adjudicate(samples: Path, out: Path, teacher: TeacherConfig, workers: int = 
                 except queue.Empty:
                     return
                 try:
-                    proof = first_proof(store, game, engine)
+                    proof = first_proof(store, game, rows_of[game], engine)
                 except Exception as exc:  # raised again in the calling thread
                     failures.append(exc)
                     return

@@ -89,6 +89,12 @@ class SampleStore:
         with np.load(path) as data:
             return [str(s) for s in data["sources"]]
 
+    def rows_by_game(self) -> list[np.ndarray]:
+        """The sample indices of each game (entry ``g``: game ``g``'s, in store order)."""
+        order = np.argsort(self.game, kind="stable")
+        bounds = np.searchsorted(self.game[order], np.arange(len(self.width) + 1))
+        return np.split(order, bounds[1:-1])
+
     def games_where(self, keep: np.ndarray) -> SampleStore:
         """The store of the games whose entry of ``keep`` (a bool per game) is set, in
         order and renumbered, with their samples and policy targets."""
