@@ -827,7 +827,10 @@ def test_peak_memory_in_a_15x15_game(spawn: Spawn) -> None:
         ours = brain.read_move(think / 1000)
     peak = brain.peak_memory_mb()
     print(f"\npeak memory (VmHWM) after a {moves}-move 15x15 game: {peak:.1f} MB")
-    assert peak < 200, peak  # Gomocup's limit is 350 MB; stay well under it
+    # Gomocup's limit is 350 MB (the next test holds a long think to the manager's limit);
+    # stay well under it. The 5 s think's tree is most of the peak, and its size follows
+    # the network's moves (deep 1 196 MB here, deep 5a 204-211 MB).
+    assert peak < 240, peak
     assert brain.end() < END_LIMIT_S
 
 
