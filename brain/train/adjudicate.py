@@ -86,13 +86,12 @@ def first_proof(store: SampleStore, game: int, rows: np.ndarray, teacher: Teache
     return Proof(game, -1, 0, 0)
 
 
-def apply_proofs(store: SampleStore, proofs: Sequence[Proof]) -> tuple[SampleStore,
-                                                                        AdjudicationReport]:
+def apply_proofs(store: SampleStore, proofs: Sequence[Proof],
+                 rows_of: Sequence[np.ndarray]) -> tuple[SampleStore, AdjudicationReport]:
     """``store`` with the result of every sample of a proven game set to its proof's
-    winner, and what changed."""
+    winner, and what changed (``rows_of``: :meth:`SampleStore.rows_by_game`)."""
     result = store.result.copy()
     changed_games = 0
-    rows_of = store.rows_by_game()
     for proof in proofs:
         if proof.ply < 0:
             continue
@@ -180,6 +179,7 @@ def adjudicate(samples: Path, out: Path, teacher: TeacherConfig, workers: int = 
         thread.join()
     if failures:
         raise failures[0]
-    judged, report = apply_proofs(store, sorted(proofs.values(), key=lambda p: p.game))
+    judged, report = apply_proofs(store, sorted(proofs.values(), key=lambda p: p.game),
+                                  rows_of)
     judged.save(out / "samples.npz")
     return report
