@@ -13,12 +13,13 @@ no game can reach.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import cv2
 import numpy as np
 
+from arena.photo.alike import looks, read_by_lookalikes
 from arena.photo.errors import (
     ImpossiblePosition,
     NoBoardFound,
@@ -155,6 +156,8 @@ class Measured:
     marks: dict[str, np.ndarray]  # layout -> each point's cross or ring (arena.photo.marks)
     labels: Layout | None = None  # where coordinates written beside the grid stand
     tiles: bool = False  # drawn in bevelled tiles (arena.photo.tiles), each a cell
+    # layout -> each point's look (arena.photo.alike), on a flat picture (a screenshot)
+    looks: dict[str, np.ndarray] = field(default_factory=dict)
 
 
 def _labelled(lines: np.ndarray, grid: Grid) -> Layout | None:
@@ -285,6 +288,10 @@ MARK_FACE = disc_offsets(0.22, 0.29)
 #: Grey levels: the face's spread (90th less 10th percentile) at most, and how far the
 #: dot stands from the face's median at least.
 FACE_SPREAD, DOT_CONTRAST = 10.0, 25.0
+#: A face shaded unevenly still bears a dot that stands this many times its spread off
+#: it (a white stone shaded from 229 to 246 bore a grey dot of 126, read as an empty
+#: point).
+DOT_OVER_SPREAD = 4.0
 
 
 def _without_centre_marks(gray: np.ndarray, canvas: np.ndarray, ys: np.ndarray,
@@ -299,12 +306,13 @@ def _without_centre_marks(gray: np.ndarray, canvas: np.ndarray, ys: np.ndarray,
     board but not its colour (dark red lines on an orange board), would leave the
     lines' crossing at the centre to pass for a dot."""
     out = gray.copy()
-    colour, even = _even_faces(_around(gray, ys, xs, MARK_FACE))
+    colour, spread = _faces(_around(gray, ys, xs, MARK_FACE))
     face = _around(canvas, ys, xs, MARK_FACE).astype(np.float32)
     clear = (np.abs(face - np.median(face, axis=1, keepdims=True)).max(axis=(1, 2))
              < DOT_CONTRAST)
-    dot = _around(gray, ys, xs, MARK_CORE)
-    marked = even & clear & (np.abs(np.median(dot, axis=1) - colour) >= DOT_CONTRAST)
+    contrast = np.abs(np.median(_around(gray, ys, xs, MARK_CORE), axis=1) - colour)
+    even = (spread <= FACE_SPREAD) | (contrast >= DOT_OVER_SPREAD * spread)
+    marked = even & clear & (contrast >= DOT_CONTRAST)
     for k in np.nonzero(marked)[0]:
         _paint(out, ys[k] + MARK_DOT[0], xs[k] + MARK_DOT[1], colour[k])
     return out
@@ -319,11 +327,10 @@ def _around(image: np.ndarray, ys: np.ndarray, xs: np.ndarray,
     return padded[ys[:, None] + pad + offsets[0], xs[:, None] + pad + offsets[1]]
 
 
-def _even_faces(face: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Each row's colour (median) and whether it is even (its spread at most
-    :data:`FACE_SPREAD`)."""
+def _faces(face: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's colour (median) and spread (90th less 10th percentile)."""
     spread = np.percentile(face, 90, axis=1) - np.percentile(face, 10, axis=1)
-    return np.median(face, axis=1), spread <= FACE_SPREAD
+    return np.median(face, axis=1), spread
 
 
 def _paint(out: np.ndarray, ys: np.ndarray, xs: np.ndarray, colour: float) -> None:
@@ -377,8 +384,8 @@ def _without_centre_rings(gray: np.ndarray, ys: np.ndarray, xs: np.ndarray) -> n
     out = gray.copy()
     dy, dx, radius = _CIRCLES
     values = _around(gray, ys, xs, (dy, dx))
-    colour, even = _even_faces(values[:, radius <= RING_FACE])
-    for k in np.nonzero(even)[0]:
+    colour, spread = _faces(values[:, radius <= RING_FACE])
+    for k in np.nonzero(spread <= FACE_SPREAD)[0]:
         off = np.abs(values[k] - colour[k])
         circles = [off[radius == r] for r in range(RING_LAST + 1)]
         band = _ring_band(np.array([np.percentile(c, 10) for c in circles]),
@@ -483,7 +490,7 @@ def measure(image: np.ndarray) -> Measured:
     saturation = cv2.cvtColor(canvas, cv2.COLOR_BGR2HSV)[:, :, 1].astype(np.float32)
     strokes, thick_strokes = mark_strokes(canvas), mark_strokes(canvas, THICK_KERNEL)
     stroke_level = max(float(np.percentile(strokes[inside], 97)), 2.0)
-    features, marks = {}, {}
+    features, marks, point_looks = {}, {}, {}
     for layout, (ys, xs) in centres.items():
         gray, layout_lines = canvas_gray, lines
         if flat:
@@ -494,7 +501,9 @@ def measure(image: np.ndarray) -> Measured:
         features[layout] = point_features(gray, saturation, layout_lines, ys, xs, layout,
                                           inside)
         marks[layout] = read_marks(strokes, thick_strokes, ys, xs, stroke_level, layout)
-    return Measured(grid, scale, features, marks, _labelled(lines, grid), tiled)
+        if flat:
+            point_looks[layout] = looks(canvas, ys, xs)
+    return Measured(grid, scale, features, marks, _labelled(lines, grid), tiled, point_looks)
 
 
 def _with_marks(p: np.ndarray, marks: np.ndarray, tiles: bool) -> np.ndarray:
@@ -590,9 +599,11 @@ def read_board(image: np.ndarray | str | Path | bytes, layout: Layout | None = N
     measured = measure(picture)
     grid = measured.grid
     model = _model()
-    probabilities = {name: _with_marks(model.probabilities(rows), measured.marks[name],
-                                       measured.tiles)
-                     for name, rows in measured.features.items()}
+    probabilities = {}
+    for name, rows in measured.features.items():
+        p = _with_marks(model.probabilities(rows), measured.marks[name], measured.tiles)
+        probabilities[name] = (read_by_lookalikes(p, measured.looks[name])
+                               if name in measured.looks else p)
     height, width = picture.shape[:2]
     width, height = round(width * measured.scale), round(height * measured.scale)
     chosen: Layout = layout or _layout(probabilities, measured, width, height)
