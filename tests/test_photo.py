@@ -195,6 +195,20 @@ def test_faint_white_stones_on_a_screen_are_read_by_their_look_alikes(seed: int)
     assert reading.problems() == []
 
 
+@pytest.mark.parametrize("seed", [16_000_050, 16_000_084, 16_000_018])
+def test_a_dark_theme_board_is_read(seed: int) -> None:
+    """Light lines on a dark ground (generated screens in negative): the dark strokes
+    beside the light lines (their anti-aliased edges) made a grid of dark lines a fifth
+    of a cell off them, and the points were classified on a dark board the classifier
+    never saw: a 19x19 board read with every empty point white (seed 16,000,050), a
+    15x15 one with 35 white stones invented (084), a 19x19 one read as 19x17 (018)."""
+    sample = make_sample(seed, "screen", dark=True)
+    reading = read_board(sample.image)
+    assert reading.position.layout == sample.position.layout
+    assert reading.position.stones.tolist() == sample.position.stones.tolist()
+    assert reading.problems() == []
+
+
 def _looks_of(values: list[float]) -> np.ndarray:
     """Looks of points each drawn flat in one grey level, with the noise of a JPEG."""
     rng = np.random.default_rng(0)
@@ -487,6 +501,21 @@ def test_fitting_points_are_labelled_from_a_folder(tmp_path: Path) -> None:
     (tmp_path / "board1.json").write_text(json.dumps({"stones": [[0] * 7] * 7}))
     with pytest.raises(ValueError, match="no picture"):
         collect_folder(tmp_path)
+
+
+def test_fitting_points_of_a_dark_board_are_labelled_as_its_negative(tmp_path: Path
+                                                                     ) -> None:
+    """A board of light lines is measured on its negative, where black and white stones
+    trade places: so are its labels."""
+    sample = make_sample(16_000_050, "screen", dark=True)
+    truth = sample.position
+    assert truth.count(BLACK) != truth.count(WHITE)
+    cv2.imwrite(str(tmp_path / "dark.png"), sample.image)
+    (tmp_path / "dark.json").write_text(json.dumps({"stones": truth.stones.tolist(),
+                                                    "layout": truth.layout}))
+    _, labels = collect_folder(tmp_path)
+    assert np.count_nonzero(labels == BLACK) == truth.count(WHITE)
+    assert np.count_nonzero(labels == WHITE) == truth.count(BLACK)
 
 
 def test_fitting_points_are_measured_alike_by_several_processes(tmp_path: Path) -> None:

@@ -44,7 +44,7 @@ from pathlib import Path
 import numpy as np
 
 from arena.photo.errors import PhotoError
-from arena.photo.position import Layout
+from arena.photo.position import BLACK, EMPTY, WHITE, Layout
 from arena.photo.read import load_image, measure
 from arena.photo.stones import WEIGHTS, StoneModel
 from arena.photo.synth import KINDS, Kind, make_sample
@@ -68,6 +68,8 @@ def _labelled(image: np.ndarray, stones: np.ndarray, layout: Layout
     lines = (width, height) if layout == "points" else (width + 1, height + 1)
     if (measured.grid.lines_x, measured.grid.lines_y) != lines:
         return [], []
+    if measured.negative:  # measured on the negative, where the colours trade places
+        stones = np.array([EMPTY, WHITE, BLACK], np.int8)[stones]
     rows, labels = [], []
     for name, features in measured.features.items():
         rows.append(features)

@@ -27,7 +27,16 @@ from arena.photo.errors import (
     UncertainStones,
     UnreadableImage,
 )
-from arena.photo.grid import Grid, check_margin, find_grid, flat_grid, line_map, sides_out
+from arena.photo.grid import (
+    Grid,
+    check_margin,
+    find_grid,
+    flat_grid,
+    lighter_lines,
+    line_colours,
+    line_map,
+    sides_out,
+)
 from arena.photo.marks import MARK_CONFIDENCE, THICK_KERNEL, mark_strokes, read_marks
 from arena.photo.position import (
     BLACK,
@@ -158,6 +167,9 @@ class Measured:
     tiles: bool = False  # drawn in bevelled tiles (arena.photo.tiles), each a cell
     # layout -> each point's look (arena.photo.alike), on a flat picture (a screenshot)
     looks: dict[str, np.ndarray] = field(default_factory=dict)
+    # measured on the picture's negative (light lines on a dark ground): the features'
+    # black stones are the picture's white ones and the reverse
+    negative: bool = False
 
 
 def _labelled(lines: np.ndarray, grid: Grid) -> Layout | None:
@@ -452,13 +464,21 @@ def measure(image: np.ndarray) -> Measured:
     tiled = grid is not None
     failure: NoBoardFound | None = None
     dark_lines = True
-    for dark_lines in () if tiled else (True, False):  # dark lines on light, the reverse
+    lighter: Grid | None = None
+    for dark_lines in () if tiled else line_colours(line_maps[True], line_maps[False]):
         try:
             grid = find_grid(gray, line_maps[dark_lines], dark_lines)
-            break
         except NoBoardFound as exc:
             if failure is None or exc.stage > failure.stage:
                 failure = exc
+            continue
+        if not (dark_lines and lighter_lines(gray, grid)):
+            break
+        # Dark lines lighter than the board's cells: a dark theme's board, its light
+        # lines asked for, this grid kept in case they give none.
+        lighter, grid = grid, None
+    if grid is None and lighter is not None:
+        grid, dark_lines = lighter, True
     if grid is None:
         if _sharpness(gray) < BLURRED:
             raise PoorImage("the picture is too blurred to find the board's lines: hold the "
@@ -466,6 +486,12 @@ def measure(image: np.ndarray) -> Measured:
         assert failure is not None
         raise NoBoardFound(f"{failure}: give a picture of a whole Gomoku or Go board, its "
                            "grid lines visible", failure.stage)
+    if not dark_lines:
+        # Light lines on a dark ground (a screen's dark theme, a slate board): the points
+        # are measured on the negative, a board of dark lines on light as the classifier
+        # knows them, where black and white stones trade places (read_board trades
+        # them back).
+        work = 255 - work
     canvas = grid.warp(work, CELL, margin=1.0)
     layouts: tuple[Layout, ...] = ("points", "cells")
     centres = {layout: lattice_centres(grid.lines_x, grid.lines_y, 1.0, layout)
@@ -477,8 +503,7 @@ def measure(image: np.ndarray) -> Measured:
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7))
 
     def strokes_of(gray: np.ndarray) -> np.ndarray:
-        return cv2.morphologyEx(gray, cv2.MORPH_BLACKHAT if dark_lines else cv2.MORPH_TOPHAT,
-                                kernel)
+        return cv2.morphologyEx(gray, cv2.MORPH_BLACKHAT, kernel)
 
     lines = strokes_of(canvas_gray)
     flat = flat_grid(grid)
@@ -503,7 +528,8 @@ def measure(image: np.ndarray) -> Measured:
         marks[layout] = read_marks(strokes, thick_strokes, ys, xs, stroke_level, layout)
         if flat:
             point_looks[layout] = looks(canvas, ys, xs)
-    return Measured(grid, scale, features, marks, _labelled(lines, grid), tiled, point_looks)
+    return Measured(grid, scale, features, marks, _labelled(lines, grid), tiled, point_looks,
+                    negative=not dark_lines)
 
 
 def _with_marks(p: np.ndarray, marks: np.ndarray, tiles: bool) -> np.ndarray:
@@ -601,7 +627,10 @@ def read_board(image: np.ndarray | str | Path | bytes, layout: Layout | None = N
     model = _model()
     probabilities = {}
     for name, rows in measured.features.items():
-        p = _with_marks(model.probabilities(rows), measured.marks[name], measured.tiles)
+        p = model.probabilities(rows)
+        if measured.negative:
+            p = p[:, [EMPTY, WHITE, BLACK]]
+        p = _with_marks(p, measured.marks[name], measured.tiles)
         probabilities[name] = (read_by_lookalikes(p, measured.looks[name])
                                if name in measured.looks else p)
     height, width = picture.shape[:2]

@@ -17,7 +17,7 @@ from typing import Literal
 import cv2
 import numpy as np
 
-from arena.photo.position import EMPTY, Layout, Position
+from arena.photo.position import BLACK, EMPTY, WHITE, Layout, Position
 
 __all__ = ["KINDS", "Sample", "draw_board", "make_sample", "no_board", "photograph",
            "random_position", "scan"]
@@ -372,16 +372,19 @@ def scan(rng: np.random.Generator, board: np.ndarray) -> np.ndarray:
                    int(rng.integers(60, 95)) if rng.random() < 0.7 else None)
 
 
-def make_sample(seed: int, kind: Kind = "photo") -> Sample:
+def make_sample(seed: int, kind: Kind = "photo", dark: bool = False) -> Sample:
     """The picture number ``seed`` of a set: ``photo`` (a photographed wooden or paper
     board), ``scan`` (a scanned one) or ``screen`` (a flat screen board at its own
-    resolution, PNG-clean)."""
+    resolution, PNG-clean). ``dark``: the same picture in negative, as a dark theme
+    draws a board (light lines on a dark ground), its stones drawn in each other's
+    colour first so that it shows the same position."""
     rng = np.random.default_rng([seed, KINDS.index(kind)])
     sizes = [15, 15, 15, 19, 19, 20, 20, 9, 13, 17, 22, 10]
     width = int(rng.choice(sizes))
     height = width if rng.random() < 0.85 else int(rng.choice(sizes))
     stones = random_position(rng, width, height)
-    board, _, layout = draw_board(rng, kind, width, height, stones)
+    drawn = np.array([EMPTY, WHITE, BLACK], np.int8)[stones] if dark else stones
+    board, _, layout = draw_board(rng, kind, width, height, drawn)
     if kind == "photo":
         image = photograph(rng, board)
     elif kind == "scan":
@@ -390,6 +393,8 @@ def make_sample(seed: int, kind: Kind = "photo") -> Sample:
         scale = rng.uniform(0.45, 1.0)
         image = cv2.resize(board, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
         image = np.clip(image, 0, 255).astype(np.uint8)
+    if dark:
+        image = 255 - image
     confidence = np.ones(stones.shape, np.float32)
     return Sample(image, Position(stones, confidence, layout), kind, seed)
 
