@@ -44,7 +44,7 @@ from pathlib import Path
 import numpy as np
 
 from arena.photo.errors import PhotoError
-from arena.photo.position import BLACK, EMPTY, WHITE, Layout
+from arena.photo.position import TRADED, Layout
 from arena.photo.read import load_image, measure
 from arena.photo.stones import WEIGHTS, StoneModel
 from arena.photo.synth import KINDS, Kind, make_sample
@@ -69,7 +69,7 @@ def _labelled(image: np.ndarray, stones: np.ndarray, layout: Layout
     if (measured.grid.lines_x, measured.grid.lines_y) != lines:
         return [], []
     if measured.negative:  # measured on the negative, where the colours trade places
-        stones = np.array([EMPTY, WHITE, BLACK], np.int8)[stones]
+        stones = TRADED[stones]
     rows, labels = [], []
     for name, features in measured.features.items():
         rows.append(features)

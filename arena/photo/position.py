@@ -12,9 +12,13 @@ from typing import Literal
 
 import numpy as np
 
-__all__ = ["BLACK", "EMPTY", "MIN_CONFIDENCE", "WHITE", "Layout", "Position", "count_problem"]
+__all__ = ["BLACK", "EMPTY", "MIN_CONFIDENCE", "TRADED", "WHITE", "Layout", "Position",
+           "count_problem"]
 
 EMPTY, BLACK, WHITE = 0, 1, 2
+#: Each colour with black and white traded, by index (a board's negative shows its
+#: black stones light, its white ones dark).
+TRADED = np.array([EMPTY, WHITE, BLACK], np.int8)
 #: Below this probability a point's reading is not trusted.
 MIN_CONFIDENCE = 0.8
 #: Where the stones stand: on the intersections of the lines (Go boards, the web board)

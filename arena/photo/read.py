@@ -42,6 +42,7 @@ from arena.photo.position import (
     BLACK,
     EMPTY,
     MIN_CONFIDENCE,
+    TRADED,
     WHITE,
     Layout,
     Position,
@@ -629,7 +630,7 @@ def read_board(image: np.ndarray | str | Path | bytes, layout: Layout | None = N
     for name, rows in measured.features.items():
         p = model.probabilities(rows)
         if measured.negative:
-            p = p[:, [EMPTY, WHITE, BLACK]]
+            p = p[:, TRADED]
         p = _with_marks(p, measured.marks[name], measured.tiles)
         probabilities[name] = (read_by_lookalikes(p, measured.looks[name])
                                if name in measured.looks else p)

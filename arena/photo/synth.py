@@ -17,7 +17,7 @@ from typing import Literal
 import cv2
 import numpy as np
 
-from arena.photo.position import BLACK, EMPTY, WHITE, Layout, Position
+from arena.photo.position import EMPTY, TRADED, Layout, Position
 
 __all__ = ["KINDS", "Sample", "draw_board", "make_sample", "no_board", "photograph",
            "random_position", "scan"]
@@ -383,7 +383,7 @@ def make_sample(seed: int, kind: Kind = "photo", dark: bool = False) -> Sample:
     width = int(rng.choice(sizes))
     height = width if rng.random() < 0.85 else int(rng.choice(sizes))
     stones = random_position(rng, width, height)
-    drawn = np.array([EMPTY, WHITE, BLACK], np.int8)[stones] if dark else stones
+    drawn = TRADED[stones] if dark else stones
     board, _, layout = draw_board(rng, kind, width, height, drawn)
     if kind == "photo":
         image = photograph(rng, board)
