@@ -12,10 +12,9 @@ classifier's reading.
 
 from __future__ import annotations
 
-import cv2
 import numpy as np
 
-from arena.photo.stones import CELL, disc_offsets
+from arena.photo.stones import around, disc_offsets
 
 __all__ = ["LOOK_RADIUS", "looks", "read_by_lookalikes"]
 
@@ -41,11 +40,7 @@ def looks(canvas: np.ndarray, ys: np.ndarray, xs: np.ndarray) -> np.ndarray:
     cross or a ring looks like crosses and rings, not like the bare cell it would be
     with the mark painted over) on a disc of :data:`LOOK_RADIUS` around the points
     centred at canvas pixels ``(ys, xs)``, one row per point (float32)."""
-    pad = CELL
-    padded = cv2.copyMakeBorder(canvas.astype(np.float32), pad, pad, pad, pad,
-                                cv2.BORDER_REPLICATE)
-    pixels = padded[ys[:, None] + pad + _DISC[0][None, :], xs[:, None] + pad + _DISC[1][None, :]]
-    return pixels.reshape(len(ys), -1)
+    return around(canvas.astype(np.float32), ys, xs, _DISC).reshape(len(ys), -1)
 
 
 def _distances(rows: np.ndarray, anchors: np.ndarray) -> np.ndarray:

@@ -122,7 +122,7 @@ def _distort(x: np.ndarray, y: np.ndarray, k1: float, centre: tuple[float, float
 
 # -- 2. two families of lines ------------------------------------------------------------
 
-def _segments(lines: np.ndarray) -> np.ndarray:
+def line_segments(lines: np.ndarray) -> np.ndarray:
     """Line segments ``(x1, y1, x2, y2)`` of the strong strokes of a line map."""
     level = max(0.2 * float(np.percentile(lines, 99.5)), 3 * float(np.median(lines)), 2.0)
     strokes = (lines > level).astype(np.uint8) * 255
@@ -143,19 +143,19 @@ def _segments(lines: np.ndarray) -> np.ndarray:
 LIGHT_LINES_FIRST = 10.0
 
 
-def line_colours(dark_map: np.ndarray, light_map: np.ndarray) -> tuple[bool, bool]:
+def line_colours(dark: np.ndarray, light: np.ndarray) -> tuple[bool, bool]:
     """The order in which to look for dark lines (``True``) and light ones (``False``)
-    given the picture's two line maps (:func:`line_map`): dark ones first, the lines of
-    nearly every board, but light ones where they make by far the longer straight
-    lines (on a dark theme's board the dark strokes are the stones' edges and the
-    ground between light lines, where a grid of other lines was found first)."""
+    given the :func:`line_segments` of the picture's dark and light line maps: dark ones
+    first, the lines of nearly every board, but light ones where they make by far the
+    longer straight lines (on a dark theme's board the dark strokes are the stones'
+    edges and the ground between light lines, where a grid of other lines was found
+    first)."""
 
-    def length(lines: np.ndarray) -> float:
-        segments = _segments(lines)
+    def length(segments: np.ndarray) -> float:
         return float(np.hypot(segments[:, 2] - segments[:, 0],
                               segments[:, 3] - segments[:, 1]).sum())
 
-    light_first = length(light_map) > LIGHT_LINES_FIRST * max(length(dark_map), 1.0)
+    light_first = length(light) > LIGHT_LINES_FIRST * max(length(dark), 1.0)
     return (False, True) if light_first else (True, False)
 
 
@@ -683,15 +683,17 @@ class _Judged(NamedTuple):
     untrimmed: _Untrimmed  # the lattice before the rectified trim, whether it cut each family
 
 
-def find_grid(gray: np.ndarray, lines: np.ndarray, dark_lines: bool = True, seed: int = 0
-              ) -> Grid:
+def find_grid(gray: np.ndarray, lines: np.ndarray, dark_lines: bool = True, seed: int = 0,
+              segments: np.ndarray | None = None) -> Grid:
     """The grid of a board in ``gray`` (float32, 0-255, the working resolution), whose
-    line map (:func:`line_map`) of ``dark_lines`` is ``lines``.
+    line map (:func:`line_map`) of ``dark_lines`` is ``lines`` and its
+    :func:`line_segments` ``segments`` (found here if not given).
 
     :raises NoBoardFound: no two families of at least 5 evenly spaced lines.
     :raises BoardCutOff: the grid runs off the picture.
     """
-    segments = _segments(lines)
+    if segments is None:
+        segments = line_segments(lines)
     if len(segments) < 2 * MIN_LINES:
         raise NoBoardFound("no grid lines in the picture", stage=0)
     first, second = _families(segments)

@@ -35,6 +35,7 @@ from arena.photo.grid import (
     lighter_lines,
     line_colours,
     line_map,
+    line_segments,
     sides_out,
 )
 from arena.photo.marks import MARK_CONFIDENCE, THICK_KERNEL, mark_strokes, read_marks
@@ -51,6 +52,7 @@ from arena.photo.position import (
 from arena.photo.stones import (
     CELL,
     StoneModel,
+    around,
     disc_offsets,
     lattice_centres,
     point_features,
@@ -319,25 +321,16 @@ def _without_centre_marks(gray: np.ndarray, canvas: np.ndarray, ys: np.ndarray,
     board but not its colour (dark red lines on an orange board), would leave the
     lines' crossing at the centre to pass for a dot."""
     out = gray.copy()
-    colour, spread = _faces(_around(gray, ys, xs, MARK_FACE))
-    face = _around(canvas, ys, xs, MARK_FACE).astype(np.float32)
+    colour, spread = _faces(around(gray, ys, xs, MARK_FACE))
+    face = around(canvas, ys, xs, MARK_FACE).astype(np.float32)
     clear = (np.abs(face - np.median(face, axis=1, keepdims=True)).max(axis=(1, 2))
              < DOT_CONTRAST)
-    contrast = np.abs(np.median(_around(gray, ys, xs, MARK_CORE), axis=1) - colour)
+    contrast = np.abs(np.median(around(gray, ys, xs, MARK_CORE), axis=1) - colour)
     even = (spread <= FACE_SPREAD) | (contrast >= DOT_OVER_SPREAD * spread)
     marked = even & clear & (contrast >= DOT_CONTRAST)
     for k in np.nonzero(marked)[0]:
         _paint(out, ys[k] + MARK_DOT[0], xs[k] + MARK_DOT[1], colour[k])
     return out
-
-
-def _around(image: np.ndarray, ys: np.ndarray, xs: np.ndarray,
-            offsets: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
-    """The pixels of ``image`` (grey or colour) at ``offsets`` (dy, dx) from each centre
-    ``(ys, xs)``, one row a centre (the canvas's edge repeated beyond it)."""
-    pad = CELL
-    padded = cv2.copyMakeBorder(image, pad, pad, pad, pad, cv2.BORDER_REPLICATE)
-    return padded[ys[:, None] + pad + offsets[0], xs[:, None] + pad + offsets[1]]
 
 
 def _faces(face: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -396,7 +389,7 @@ def _without_centre_rings(gray: np.ndarray, ys: np.ndarray, xs: np.ndarray) -> n
     cell between them do not."""
     out = gray.copy()
     dy, dx, radius = _CIRCLES
-    values = _around(gray, ys, xs, (dy, dx))
+    values = around(gray, ys, xs, (dy, dx))
     colour, spread = _faces(values[:, radius <= RING_FACE])
     for k in np.nonzero(spread <= FACE_SPREAD)[0]:
         off = np.abs(values[k] - colour[k])
@@ -432,14 +425,14 @@ def _without_glyphs(gray: np.ndarray, ys: np.ndarray, xs: np.ndarray) -> np.ndar
     darker; the mark, pixels within it as far beyond the band's own range. An empty
     point's band is the board's colour crossed by lines, so nothing changes there."""
     out = gray.copy()
-    face = _around(gray, ys, xs, GLYPH_FACE)
+    face = around(gray, ys, xs, GLYPH_FACE)
     colour = np.median(face, axis=1)
     low, high = np.percentile(face, 10, axis=1), np.percentile(face, 90, axis=1)
     board = float(np.median(colour))
     side = np.sign(colour - board)  # a light face or a dark one
     stone = (((side[:, None] * (face - board) >= DOT_CONTRAST).mean(axis=1) >= GLYPH_FACE_SHARE)
              & ((np.abs(face - board) < DOT_CONTRAST / 2).mean(axis=1) < GLYPH_BOARD_SHARE))
-    inner = _around(gray, ys, xs, GLYPH)
+    inner = around(gray, ys, xs, GLYPH)
     stone &= (side[:, None] * (inner - board) >= DOT_CONTRAST).mean(axis=1) >= GLYPH_INSIDE
     marked = stone & ((np.percentile(inner, 5, axis=1) < low - DOT_CONTRAST)
                       | (np.percentile(inner, 95, axis=1) > high + DOT_CONTRAST))
@@ -466,9 +459,13 @@ def measure(image: np.ndarray) -> Measured:
     failure: NoBoardFound | None = None
     dark_lines = True
     lighter: Grid | None = None
-    for dark_lines in () if tiled else line_colours(line_maps[True], line_maps[False]):
+    segments: dict[bool, np.ndarray] = {}
+    if not tiled:
+        segments = {dark: line_segments(line_maps[dark]) for dark in (True, False)}
+    for dark_lines in line_colours(segments[True], segments[False]) if segments else ():
         try:
-            grid = find_grid(gray, line_maps[dark_lines], dark_lines)
+            grid = find_grid(gray, line_maps[dark_lines], dark_lines,
+                             segments=segments[dark_lines])
         except NoBoardFound as exc:
             if failure is None or exc.stage > failure.stage:
                 failure = exc

@@ -21,7 +21,7 @@ import numpy as np
 
 from arena.photo.position import Layout
 
-__all__ = ["CELL", "FEATURES", "StoneModel", "disc_offsets", "point_features"]
+__all__ = ["CELL", "FEATURES", "StoneModel", "around", "disc_offsets", "point_features"]
 
 #: Pixels per cell of the canvas the stones are read on.
 CELL = 32
@@ -70,6 +70,15 @@ def _cross_offsets() -> tuple[np.ndarray, np.ndarray]:
 
 
 _CROSS = _cross_offsets()
+
+
+def around(image: np.ndarray, ys: np.ndarray, xs: np.ndarray,
+           offsets: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+    """The pixels of ``image`` (grey or colour) at ``offsets`` (dy, dx) from each centre
+    ``(ys, xs)``, one row a centre (the canvas's edge repeated beyond it)."""
+    pad = CELL
+    padded = cv2.copyMakeBorder(image, pad, pad, pad, pad, cv2.BORDER_REPLICATE)
+    return padded[ys[:, None] + pad + offsets[0], xs[:, None] + pad + offsets[1]]
 
 
 def lattice_centres(columns: int, rows: int, margin: float, layout: Layout
