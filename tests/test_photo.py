@@ -30,6 +30,7 @@ from arena.photo.errors import (
 )
 from arena.photo.fit import Points, collect, collect_folder, measuring_code, train
 from arena.photo.fit import main as fit_main
+from arena.photo.grid import Grid, lighter_lines
 from arena.photo.position import BLACK, WHITE, Position, count_problem
 from arena.photo.read import read_board
 from arena.photo.stones import StoneModel
@@ -207,6 +208,29 @@ def test_a_dark_theme_board_is_read(seed: int) -> None:
     assert reading.position.layout == sample.position.layout
     assert reading.position.stones.tolist() == sample.position.stones.tolist()
     assert reading.problems() == []
+
+
+def test_a_board_crowded_with_white_stones_is_no_dark_theme() -> None:
+    """Dark lines on a wooden board whose white stones, larger than their cells as a
+    photograph shows them, cover the lines between the crossings: the spans across the
+    lines are lighter than the board there, but no light stroke crosses them (a photo
+    of a finished game, refused as cut off when its light lines were searched). The
+    same board bare, in negative, has light lines."""
+    cell, lines = 40, 19
+    bare = np.full((cell * (lines + 1), cell * (lines + 1)), 150, np.uint8)
+    for k in range(lines):
+        place = cell + k * cell
+        bare[cell:cell * lines + 1, place] = bare[place, cell:cell * lines + 1] = 40
+    crowded = bare.copy()
+    for y, x in np.ndindex(lines, lines):
+        if (x + 2 * y) % 5:
+            cv2.circle(crowded, (cell + x * cell, cell + y * cell), int(0.58 * cell), 230, -1)
+    to_lattice = np.array([[1 / cell, 0, -1.0], [0, 1 / cell, -1.0], [0, 0, 1.0]])
+    grid = Grid(lines, lines, to_lattice, 0.0, (bare.shape[1] / 2, bare.shape[0] / 2),
+                bare.shape[0] / 2, 0.0)
+    assert not lighter_lines(crowded.astype(np.float32), grid)
+    assert not lighter_lines(bare.astype(np.float32), grid)
+    assert lighter_lines(255 - bare.astype(np.float32), grid)
 
 
 def _looks_of(values: list[float]) -> np.ndarray:

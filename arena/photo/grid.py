@@ -159,33 +159,37 @@ def line_colours(dark: np.ndarray, light: np.ndarray) -> tuple[bool, bool]:
     return (False, True) if light_first else (True, False)
 
 
-#: Grey levels by which a grid's lines stand lighter than its cells at the least where
-#: they are light lines on a dark ground.
+#: Grey levels by which a grid's lines stand lighter than the board beside them at the
+#: least where they are light lines on a dark ground (38 to 158 on the generated dark
+#: screens whose dark strokes gave a grid; at most 0.6 on crowded photographs of real
+#: games, whose white stones outshone their board by 25 to 45 grey levels).
 LIGHTER_LINES = 10.0
 
 
 def lighter_lines(gray: np.ndarray, grid: Grid) -> bool:
     """Whether the lines of ``grid`` in ``gray`` (float32, 0-255) are light strokes on a
     darker board: across each line halfway between crossings (where stones on the
-    points leave it bare), within a fifth of a cell, the lightest pixel stands further
-    above the board (the median of the cells' centres, the board's colour where stones
-    cover fewer than half of them) than the darkest stands below it, in the median over
-    the lines. The dark strokes beside a dark theme's light lines (their anti-aliased
-    edges) make a grid of dark lines a fifth of a cell off the light ones."""
+    points leave it bare), within a fifth of a cell either side, the lightest pixel
+    stands further above both ends of that span than the darkest stands below them, in
+    the median over the lines. The dark strokes beside a dark theme's light lines (their
+    anti-aliased edges) make a grid of dark lines a fifth of a cell off the light ones.
+    Each span is weighed against its own ends, not the board's colour, because on a
+    crowded board of white stones the spans lie on stones lighter than the board: a
+    light face, not a light stroke."""
     cell = 16
     canvas = grid.warp(gray, cell, margin=1.0)
     across = np.arange(grid.lines_x) + 1
     down = np.arange(grid.lines_y) + 1
     middle_x = np.round((across[:-1] + 0.5) * cell).astype(int)
     middle_y = np.round((down[:-1] + 0.5) * cell).astype(int)
-    board = float(np.median(canvas[middle_y[:, None], middle_x[None, :]]))
     window = np.arange(-cell // 5, cell // 5 + 1)
     vertical = canvas[middle_y[:, None, None], (across * cell)[None, :, None] + window]
     horizontal = canvas[(down * cell)[:, None, None] + window, middle_x[None, :, None]]
     samples = np.concatenate([vertical.reshape(-1, len(window)),
                               horizontal.reshape(-1, len(window))])
-    light = float(np.median(samples.max(axis=1))) - board
-    dark = board - float(np.median(samples.min(axis=1)))
+    ends = samples[:, [0, -1]]
+    light = float(np.median(samples.max(axis=1) - ends.max(axis=1)))
+    dark = float(np.median(ends.min(axis=1) - samples.min(axis=1)))
     return light > max(dark, LIGHTER_LINES)
 
 
