@@ -3,8 +3,9 @@ right, stones found and invented, whole boards read exactly, and seconds per pic
 
 Sets: ``photo``, ``scan`` and ``screen`` are generated (:mod:`arena.photo.synth`, from
 the seed ``--first``; the classifier is fitted on seeds 1,000,000 to 1,000,499 and the
-reader developed on seeds from 2,000,000, so measure elsewhere), and ``dark``, the
-screens in negative (a dark theme: light lines on a dark ground); the other sets are
+reader developed on seeds from 2,000,000, so measure elsewhere), ``dark``, the
+screens in negative (a dark theme: light lines on a dark ground), and ``numbered``, the
+screens with a move number on every stone; the other sets are
 folders of pictures, each ``NAME.png`` or ``NAME.jpg`` with its position in
 ``NAME.json``: ``web``, screenshots of the project's web board written by
 ``bench/web_screenshots.py``; ``render``, wooden boards rendered in 3D by Blender
@@ -109,6 +110,9 @@ class Tally:
                 f"{np.mean(self.seconds):.2f} |")
 
 
+#: The generated screens drawn otherwise (:func:`arena.photo.synth.make_sample`'s flags).
+SCREEN_VARIANTS = ("dark", "numbered")
+
 #: The sets read from a folder of pictures, and the option that names the folder.
 FOLDER_SETS = {"web": "web", "render": "renders", "piskvork": "piskvork", "real": "real",
                "programs": "programs", "games": "games"}
@@ -156,7 +160,8 @@ def main() -> int:
                 tally.add(path.name, np.array(record["stones"]), *_read(path))
         else:
             for seed in range(args.first, args.first + args.count):
-                sample = (make_sample(seed, "screen", dark=True) if name == "dark"
+                sample = (make_sample(seed, "screen", **{name: True})
+                          if name in SCREEN_VARIANTS
                           else make_sample(seed, name))  # type: ignore[arg-type]
                 tally.add(f"{name} {seed}", sample.position.stones, *_read(sample.image))
         print(tally.row(name), flush=True)

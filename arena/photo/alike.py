@@ -6,8 +6,9 @@ draws its stones, and its empty points, from a few pictures. So on a flat pictur
 where a stone's faint outline is all that tells it from the board, is read as the
 point it is the near copy of, where that point was read with confidence and looks
 much more like it than any confident point of another class. A point unlike every
-confident point (a lone stone, a stone drawn with a move number) keeps the
-classifier's reading.
+confident point (a lone stone of its colour) keeps the classifier's reading. (The
+reader takes the looks with the marks on stones' faces, such as move numbers,
+painted over.)
 """
 
 from __future__ import annotations

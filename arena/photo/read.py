@@ -339,9 +339,11 @@ def _faces(face: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.median(face, axis=1), spread
 
 
-def _paint(out: np.ndarray, ys: np.ndarray, xs: np.ndarray, colour: float) -> None:
-    """Set the pixels ``(ys, xs)`` of ``out`` that lie on it to ``colour``."""
-    height, width = out.shape
+def _paint(out: np.ndarray, ys: np.ndarray, xs: np.ndarray,
+           colour: float | np.ndarray) -> None:
+    """Set the pixels ``(ys, xs)`` of ``out`` (grey or colour) that lie on it to
+    ``colour``."""
+    height, width = out.shape[:2]
     keep = (ys >= 0) & (ys < height) & (xs >= 0) & (xs < width)
     out[ys[keep], xs[keep]] = colour
 
@@ -404,40 +406,153 @@ def _without_centre_rings(gray: np.ndarray, ys: np.ndarray, xs: np.ndarray) -> n
 
 
 #: A mark drawn on a stone's face (a move number, a triangle, a square, a ring) lies
-#: within the first radius (cells); the face around it, from there to the second, is
-#: the stone's (its outline lies beyond).
-GLYPH, GLYPH_FACE = disc_offsets(0.0, 0.30), disc_offsets(0.30, 0.40)
+#: within the first share of the stone's radius; the face around it, from there to the
+#: second, is the stone's (its outline lies beyond). A move number is at most 0.62 of
+#: the stone across, and its corners are rounded.
+GLYPH_REACH, GLYPH_FACE_REACH = 0.74, 0.88
 #: A stone's face: at least the first share of that band as far from the board as a
 #: dot from a face, on one side, and less than the second share of the board's colour
 #: (the edge of a stone smaller than the band leaves it half board, half stone); and at
 #: least the third share of the disc within as far from the board on that side (the
 #: inside of an ink circle is paper).
 GLYPH_FACE_SHARE, GLYPH_BOARD_SHARE, GLYPH_INSIDE = 0.5, 0.25, 0.3
+#: Grey levels per pixel that a mark's strokes change by at their edges (the 95th
+#: percentile over the disc it lies in) at the least: 42 or more for the move numbers
+#: of the generated screens, at most 21 for the highlights of shaded stones on
+#: generated scans and other programs' screenshots.
+MARK_SHARPNESS = 30.0
+#: The radii (cells) a screen's stones are looked for at, each a ring a fiftieth of a
+#: cell wide, and the default where no stone stands out (the radius of the points'
+#: stones of most programs).
+STONE_RADII, RING_HALF_WIDTH, USUAL_RADIUS = np.arange(0.28, 0.49, 0.02), 0.01, 0.43
+#: Where a stone's edge is looked for round it: this many degrees or more off the
+#: grid's axes, where neither the lines through its point cross it nor those round its
+#: cell (at half a cell, which a ring of half a cell meets near the axes).
+OFF_AXES = 30.0
+#: Least grey levels per pixel that a stone's edge stands over an empty point's ring.
+STONE_EDGE = 4.0
 
 
-def _without_glyphs(gray: np.ndarray, ys: np.ndarray, xs: np.ndarray) -> np.ndarray:
-    """``gray`` (the canvas of a screenshot, float32) with the marks painted over that a
-    screen draws on the faces of stones at the centres ``(ys, xs)``, in the face's
-    colour: a dark number, triangle or square on a white stone made it an empty point
-    with lines crossing at its centre, and a white ring on a black stone made it white.
-    A face is the band around the mark, most of it as far in colour from the board (the
-    median of every point's band, most of them bare) as a dot from a face, lighter or
-    darker; the mark, pixels within it as far beyond the band's own range. An empty
-    point's band is the board's colour crossed by lines, so nothing changes there."""
-    out = gray.copy()
-    face = around(gray, ys, xs, GLYPH_FACE)
+def _diagonal(offsets: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """The ``offsets`` (dy, dx) at :data:`OFF_AXES` or more off the axes."""
+    dy, dx = offsets
+    off_axis = np.degrees(np.arctan2(np.abs(dy), np.abs(dx)))
+    keep = (off_axis >= OFF_AXES) & (off_axis <= 90 - OFF_AXES)
+    return dy[keep], dx[keep]
+
+
+_DIAGONAL_RINGS = [_diagonal(disc_offsets(r - RING_HALF_WIDTH, r + RING_HALF_WIDTH))
+                   for r in STONE_RADII]
+
+
+def _change(gray: np.ndarray) -> np.ndarray:
+    """How fast ``gray`` (float32) changes at each pixel, in grey levels per pixel."""
+    return np.hypot(cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3),
+                    cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3)) / 8
+
+
+def stone_radius(gray: np.ndarray, ys: np.ndarray, xs: np.ndarray) -> float:
+    """The radius (cells) of the stones drawn at some of the centres ``(ys, xs)`` of a
+    screenshot's canvas (``gray``, float32), all alike: the ring where the picture
+    changes most over what it does on the ring of most points (empty ones: the 20th
+    percentile), summed over the points where it does so by :data:`STONE_EDGE` or more
+    (a stone's edge, not the noise of lines a little off their places);
+    :data:`USUAL_RADIUS` where no point has such an edge (no stones)."""
+    change = _change(gray)
+    scores = []
+    for ring in _DIAGONAL_RINGS:
+        edge = around(change, ys, xs, ring).mean(axis=1)
+        over = edge - np.percentile(edge, 20)
+        scores.append(float(over[over >= STONE_EDGE].sum()))
+    best = int(np.argmax(scores))
+    return float(STONE_RADII[best]) if scores[best] > 0 else USUAL_RADIUS
+
+
+#: A stone's outline: within this share of its radius either way, darker than its face
+#: as a dot is, with the face within it, in at least the given share of the directions
+#: round it (12, on the diagonals: :data:`OFF_AXES`).
+OUTLINE_REACH, OUTLINE_ROUND = 0.12, 0.8
+
+
+def _directions(offsets: tuple[np.ndarray, np.ndarray]
+                ) -> tuple[tuple[np.ndarray, np.ndarray], np.ndarray]:
+    """The diagonal ``offsets`` (:func:`_diagonal`) sorted by direction, and where each
+    of the 12 directions starts: a third of each diagonal's arc, the middle one
+    centred on it (where a cross's arm lies)."""
+    dy, dx = _diagonal(offsets)
+    degrees = np.degrees(np.arctan2(dy, dx)) % 360
+    third = np.minimum(((degrees % 90 - OFF_AXES) // ((90 - 2 * OFF_AXES) / 3)).astype(int), 2)
+    direction = (degrees // 90).astype(int) * 3 + third
+    order = np.argsort(direction, kind="stable")
+    return (dy[order], dx[order]), np.searchsorted(direction[order], np.arange(12))
+
+
+def _outlined(gray: np.ndarray, ys: np.ndarray, xs: np.ndarray, radius: float,
+              colour: np.ndarray) -> np.ndarray:
+    """Which of the points at ``(ys, xs)`` are ringed by a dark outline of ``radius``
+    cells round a face of ``colour``: a white stone as light as its board, which only
+    its outline tells. In each direction the face shows within the outline (between
+    the mark and it, :data:`GLYPH_REACH`): the arms of a cross, dark all along, are no
+    outline."""
+    ring, ring_starts = _directions(disc_offsets((1 - OUTLINE_REACH) * radius,
+                                                 (1 + OUTLINE_REACH) * radius))
+    face, face_starts = _directions(disc_offsets(GLYPH_REACH * radius,
+                                                 (1 - OUTLINE_REACH) * radius))
+    darkest = np.minimum.reduceat(around(gray, ys, xs, ring), ring_starts, axis=1)
+    lightest = np.maximum.reduceat(around(gray, ys, xs, face), face_starts, axis=1)
+    level = colour[:, None] - DOT_CONTRAST
+    return ((darkest < level) & (lightest >= level)).mean(axis=1) >= OUTLINE_ROUND
+
+
+def _glyph_bands(radius: float) -> tuple[tuple[np.ndarray, np.ndarray],
+                                         tuple[np.ndarray, np.ndarray]]:
+    """Offsets of the disc a mark on a stone of ``radius`` cells lies in, and of the
+    band of its face round it."""
+    return (disc_offsets(0.0, GLYPH_REACH * radius),
+            disc_offsets(GLYPH_REACH * radius, GLYPH_FACE_REACH * radius))
+
+
+def _glyphs(gray: np.ndarray, ys: np.ndarray, xs: np.ndarray) -> tuple[np.ndarray, float]:
+    """Which of the points at ``(ys, xs)`` of a screenshot's canvas (``gray``, float32)
+    are stones with a mark drawn on the face, and the stones' radius
+    (:func:`stone_radius`): a dark number, triangle or square on a white stone made it
+    an empty point with lines crossing at its centre, and a white ring on a black stone
+    made it white. A face is the band round the mark within the stones' radius, most of
+    it as far in colour from the board (the median of every point's band, most of them
+    bare) as a dot from a face, lighter or darker, or ringed by a dark outline
+    (:func:`_outlined`); the mark, pixels within it as far beyond the band's own range.
+    An empty point's band is the board's colour crossed by lines: no mark is found
+    there."""
+    radius = stone_radius(gray, ys, xs)
+    glyph, band = _glyph_bands(radius)
+    face = around(gray, ys, xs, band)
     colour = np.median(face, axis=1)
     low, high = np.percentile(face, 10, axis=1), np.percentile(face, 90, axis=1)
     board = float(np.median(colour))
     side = np.sign(colour - board)  # a light face or a dark one
     stone = (((side[:, None] * (face - board) >= DOT_CONTRAST).mean(axis=1) >= GLYPH_FACE_SHARE)
              & ((np.abs(face - board) < DOT_CONTRAST / 2).mean(axis=1) < GLYPH_BOARD_SHARE))
-    inner = around(gray, ys, xs, GLYPH)
+    inner = around(gray, ys, xs, glyph)
     stone &= (side[:, None] * (inner - board) >= DOT_CONTRAST).mean(axis=1) >= GLYPH_INSIDE
+    stone |= _outlined(gray, ys, xs, radius, colour)
     marked = stone & ((np.percentile(inner, 5, axis=1) < low - DOT_CONTRAST)
                       | (np.percentile(inner, 95, axis=1) > high + DOT_CONTRAST))
-    for k in np.nonzero(marked)[0]:
-        _paint(out, ys[k] + GLYPH[0], xs[k] + GLYPH[1], colour[k])
+    # A mark is drawn in strokes; the shading of a stone's face (a highlight) is smooth.
+    marked &= (np.percentile(around(_change(gray), ys, xs, glyph), 95, axis=1)
+               >= MARK_SHARPNESS)
+    return marked, radius
+
+
+def _without_glyphs(image: np.ndarray, ys: np.ndarray, xs: np.ndarray, marked: np.ndarray,
+                    radius: float) -> np.ndarray:
+    """``image`` (grey or colour) with the marks of the ``marked`` points of
+    :func:`_glyphs` painted over in their face's colour (its band's median)."""
+    out = image.copy()
+    glyph, band = _glyph_bands(radius)
+    chosen = np.nonzero(marked)[0]
+    faces = np.median(around(image, ys[chosen], xs[chosen], band), axis=1)
+    for k, face in zip(chosen, faces, strict=True):
+        _paint(out, ys[k] + glyph[0], xs[k] + glyph[1], face)
     return out
 
 
@@ -516,16 +631,21 @@ def measure(image: np.ndarray) -> Measured:
     features, marks, point_looks = {}, {}, {}
     for layout, (ys, xs) in centres.items():
         gray, layout_lines = canvas_gray, lines
+        marks[layout] = read_marks(strokes, thick_strokes, ys, xs, stroke_level, layout)
         if flat:
             # Marks on a screen's stones are painted over where this layout's stones
-            # stand only: where the other's stand, the paint would cut into them.
-            gray = _without_glyphs(canvas_gray, ys, xs)
+            # stand only: where the other's stand, the paint would cut into them. A
+            # ring drawn in place of a stone (Piskvork) is no stone with a mark.
+            glyphs, radius = _glyphs(canvas_gray, ys, xs)
+            glyphs &= marks[layout] != WHITE
+            gray = _without_glyphs(canvas_gray, ys, xs, glyphs, radius)
             layout_lines = strokes_of(gray)
         features[layout] = point_features(gray, saturation, layout_lines, ys, xs, layout,
                                           inside)
-        marks[layout] = read_marks(strokes, thick_strokes, ys, xs, stroke_level, layout)
         if flat:
-            point_looks[layout] = looks(canvas, ys, xs)
+            marks[layout][glyphs] = EMPTY  # a move number's strokes are no cross
+            point_looks[layout] = looks(_without_glyphs(canvas, ys, xs, glyphs, radius),
+                                        ys, xs)
     return Measured(grid, scale, features, marks, _labelled(lines, grid), tiled, point_looks,
                     negative=not dark_lines)
 

@@ -19,8 +19,8 @@ import numpy as np
 
 from arena.photo.position import EMPTY, TRADED, Layout, Position
 
-__all__ = ["KINDS", "Sample", "draw_board", "make_sample", "no_board", "photograph",
-           "random_position", "scan"]
+__all__ = ["KINDS", "Sample", "draw_board", "make_sample", "move_numbers", "no_board",
+           "photograph", "random_position", "scan"]
 
 Kind = Literal["photo", "scan", "screen"]
 #: The sets the measurements report on.
@@ -56,6 +56,37 @@ def _wood(rng: np.random.Generator, height: int, width: int) -> np.ndarray:
     blotch = _noise_field(rng, height, width, 5) * rng.uniform(0.02, 0.08)
     shade = 1 + grain + blotch
     return np.clip(base[None, None, :] * shade[:, :, None], 0, 255)
+
+
+def _write_number(canvas: np.ndarray, cx: float, cy: float, r: float, number: int,
+                  colour: int) -> None:
+    """Write ``number`` on the face of a stone of ``colour`` and radius ``r`` centred at
+    ``(cx, cy)`` in the contrasting colour: two digits across 0.62 of its width, longer
+    numbers as wide as 0.8 of it."""
+    text = str(number)
+    font = cv2.FONT_HERSHEY_SIMPLEX
+    (two, _), _ = cv2.getTextSize("88", font, 1.0, 1)
+    (own, _), _ = cv2.getTextSize(text, font, 1.0, 1)
+    scale = min(0.62 * 2 * r / two, 0.8 * 2 * r / own)
+    thick = max(1, round(scale * 2))
+    (w, h), _ = cv2.getTextSize(text, font, scale, thick)
+    ink = np.zeros(canvas.shape[:2], np.uint8)
+    cv2.putText(ink, text, (round(cx - w / 2), round(cy + h / 2)), font, scale, 255, thick,
+                cv2.LINE_AA)
+    alpha = (ink.astype(np.float32) / 255)[:, :, None]
+    tone = 235.0 if colour == 1 else 20.0
+    canvas[:] = canvas * (1 - alpha) + tone * alpha
+
+
+def move_numbers(rng: np.random.Generator, stones: np.ndarray) -> np.ndarray:
+    """A move number for each stone of ``stones`` (0 on empty points): black's odd and
+    white's even, each side's in a random order."""
+    numbers = np.zeros(stones.shape, np.int32)
+    for colour, first in ((1, 1), (2, 2)):
+        ys, xs = np.nonzero(stones == colour)
+        order = rng.permutation(len(ys))
+        numbers[ys[order], xs[order]] = first + 2 * np.arange(len(ys))
+    return numbers
 
 
 def _paper(rng: np.random.Generator, height: int, width: int) -> np.ndarray:
@@ -179,10 +210,12 @@ def _draw_stone(canvas: np.ndarray, cx: float, cy: float, r: float, colour: int,
 
 
 def draw_board(rng: np.random.Generator, kind: Kind, width: int, height: int,
-               stones: np.ndarray) -> tuple[np.ndarray, np.ndarray, Layout]:
+               stones: np.ndarray, numbers: np.ndarray | None = None
+               ) -> tuple[np.ndarray, np.ndarray, Layout]:
     """The board seen from straight above: the picture (BGR float32), the picture
     coordinates of the stone points' corners (top left, top right, bottom right, bottom
-    left) and the layout."""
+    left) and the layout. ``numbers``: each stone's move number written on its face (0:
+    none), as programs show a game, in place of a last-move mark."""
     style = _style(rng, kind)
     cell = DRAW_CELL
     lines_x = width if style.layout == "points" else width + 1
@@ -224,6 +257,9 @@ def draw_board(rng: np.random.Generator, kind: Kind, width: int, height: int,
         cx = pad + (x + offset + rng.uniform(-style.jitter, style.jitter)) * cell
         cy = pad + (y + offset + rng.uniform(-style.jitter, style.jitter)) * cell
         _draw_stone(canvas, cx, cy, style.radius * cell, int(stones[y, x]), style, rng)
+        if numbers is not None and numbers[y, x]:
+            _write_number(canvas, cx, cy, style.radius * cell, int(numbers[y, x]),
+                          int(stones[y, x]))
     if style.stone == "flat" and stones.any() and rng.random() < 0.7:
         # Screen boards mark the last move: a red or contrasting dot, or a ring.
         ys, xs = np.nonzero(stones)
@@ -231,11 +267,10 @@ def draw_board(rng: np.random.Generator, kind: Kind, width: int, height: int,
         centre = (int((pad + (xs[k] + offset) * cell) * 16),
                   int((pad + (ys[k] + offset) * cell) * 16))
         colour = [(60, 76, 231), (0, 0, 255), (128, 128, 128)][int(rng.integers(3))]
-        if rng.random() < 0.7:
-            cv2.circle(canvas, centre, int(cell * rng.uniform(0.06, 0.14) * 16), colour, -1,
-                       cv2.LINE_AA, 4)
-        else:
-            cv2.circle(canvas, centre, int(cell * style.radius * 0.6 * 16), colour, 2,
+        dot = rng.random() < 0.7
+        size = rng.uniform(0.06, 0.14) if dot else 0.6 * style.radius
+        if numbers is None:  # (where there are numbers they tell the last move)
+            cv2.circle(canvas, centre, int(cell * size * 16), colour, -1 if dot else 2,
                        cv2.LINE_AA, 4)
     span_x, span_y = (width - 1) * cell, (height - 1) * cell
     first = pad + offset * cell
@@ -372,19 +407,23 @@ def scan(rng: np.random.Generator, board: np.ndarray) -> np.ndarray:
                    int(rng.integers(60, 95)) if rng.random() < 0.7 else None)
 
 
-def make_sample(seed: int, kind: Kind = "photo", dark: bool = False) -> Sample:
+def make_sample(seed: int, kind: Kind = "photo", dark: bool = False,
+                numbered: bool = False) -> Sample:
     """The picture number ``seed`` of a set: ``photo`` (a photographed wooden or paper
     board), ``scan`` (a scanned one) or ``screen`` (a flat screen board at its own
     resolution, PNG-clean). ``dark``: the same picture in negative, as a dark theme
     draws a board (light lines on a dark ground), its stones drawn in each other's
-    colour first so that it shows the same position."""
+    colour first so that it shows the same position. ``numbered``: the same picture with
+    a move number on every stone (:func:`move_numbers`) and no last-move mark."""
     rng = np.random.default_rng([seed, KINDS.index(kind)])
     sizes = [15, 15, 15, 19, 19, 20, 20, 9, 13, 17, 22, 10]
     width = int(rng.choice(sizes))
     height = width if rng.random() < 0.85 else int(rng.choice(sizes))
     stones = random_position(rng, width, height)
     drawn = TRADED[stones] if dark else stones
-    board, _, layout = draw_board(rng, kind, width, height, drawn)
+    numbers = (move_numbers(np.random.default_rng([seed, KINDS.index(kind), 1]), stones)
+               if numbered else None)
+    board, _, layout = draw_board(rng, kind, width, height, drawn, numbers)
     if kind == "photo":
         image = photograph(rng, board)
     elif kind == "scan":
