@@ -268,6 +268,19 @@ def test_a_board_crowded_with_white_stones_is_no_dark_theme() -> None:
     assert lighter_lines(255 - bare.astype(np.float32), grid)
 
 
+@pytest.mark.parametrize(("seed", "numbered"), [(16_000_063, False), (16_000_066, False),
+                                               (16_000_015, True)])
+def test_a_dark_theme_board_is_not_taken_for_one_cut_off(seed: int, numbered: bool) -> None:
+    """Dark themes whose dark strokes (anti-aliased edges, the dark move numbers on
+    white stones) made a grid running off the picture, so the board was refused as cut
+    off before its light lines were asked for: two boards in cells whose outer lines
+    lie at the picture's edge, and a 15x9 board with numbered stones."""
+    sample = make_sample(seed, "screen", dark=True, numbered=numbered)
+    reading = read_board(sample.image)
+    assert reading.position.stones.tolist() == sample.position.stones.tolist()
+    assert reading.problems() == []
+
+
 def _looks_of(values: list[float]) -> np.ndarray:
     """Looks of points each drawn flat in one grey level, with the noise of a JPEG."""
     rng = np.random.default_rng(0)

@@ -21,6 +21,7 @@ import numpy as np
 
 from arena.photo.alike import looks, read_by_lookalikes
 from arena.photo.errors import (
+    BoardCutOff,
     ImpossiblePosition,
     NoBoardFound,
     PoorImage,
@@ -574,6 +575,7 @@ def measure(image: np.ndarray) -> Measured:
     failure: NoBoardFound | None = None
     dark_lines = True
     lighter: Grid | None = None
+    cut_off: BoardCutOff | None = None
     segments: dict[bool, np.ndarray] = {}
     if not tiled:
         segments = {dark: line_segments(line_maps[dark]) for dark in (True, False)}
@@ -585,13 +587,26 @@ def measure(image: np.ndarray) -> Measured:
             if failure is None or exc.stage > failure.stage:
                 failure = exc
             continue
-        if not (dark_lines and lighter_lines(gray, grid)):
+        except BoardCutOff as exc:
+            # Lines of one colour that run off the picture may be marks on the board of
+            # the other colour's lines (the dark move numbers on a dark theme's white
+            # stones): those lines are asked for, and kept only if they are the
+            # strokes they seem, light or dark; else the board is cut off.
+            cut_off = cut_off or exc
+            continue
+        light = lighter_lines(gray, grid)
+        if cut_off is not None and light == dark_lines:
+            grid = None
+            break
+        if not (dark_lines and light):
             break
         # Dark lines lighter than the board's cells: a dark theme's board, its light
         # lines asked for, this grid kept in case they give none.
         lighter, grid = grid, None
     if grid is None and lighter is not None:
         grid, dark_lines = lighter, True
+    if grid is None and cut_off is not None:
+        raise cut_off
     if grid is None:
         if _sharpness(gray) < BLURRED:
             raise PoorImage("the picture is too blurred to find the board's lines: hold the "
