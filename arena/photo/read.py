@@ -452,14 +452,17 @@ def _change(gray: np.ndarray) -> np.ndarray:
                     cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3)) / 8
 
 
-def stone_radius(gray: np.ndarray, ys: np.ndarray, xs: np.ndarray) -> float:
+def stone_radius(gray: np.ndarray, ys: np.ndarray, xs: np.ndarray,
+                 change: np.ndarray | None = None) -> float:
     """The radius (cells) of the stones drawn at some of the centres ``(ys, xs)`` of a
     screenshot's canvas (``gray``, float32), all alike: the ring where the picture
     changes most over what it does on the ring of most points (empty ones: the 20th
     percentile), summed over the points where it does so by :data:`STONE_EDGE` or more
     (a stone's edge, not the noise of lines a little off their places);
-    :data:`USUAL_RADIUS` where no point has such an edge (no stones)."""
-    change = _change(gray)
+    :data:`USUAL_RADIUS` where no point has such an edge (no stones). ``change``: the
+    canvas's :func:`_change`, where the caller has it."""
+    if change is None:
+        change = _change(gray)
     scores = []
     for ring in _DIAGONAL_RINGS:
         edge = around(change, ys, xs, ring).mean(axis=1)
@@ -513,9 +516,11 @@ def _glyph_bands(radius: float) -> tuple[tuple[np.ndarray, np.ndarray],
             disc_offsets(GLYPH_REACH * radius, GLYPH_FACE_REACH * radius))
 
 
-def _glyphs(gray: np.ndarray, ys: np.ndarray, xs: np.ndarray) -> tuple[np.ndarray, float]:
-    """Which of the points at ``(ys, xs)`` of a screenshot's canvas (``gray``, float32)
-    are stones with a mark drawn on the face, and the stones' radius
+def _glyphs(gray: np.ndarray, change: np.ndarray, ys: np.ndarray, xs: np.ndarray
+            ) -> tuple[np.ndarray, float]:
+    """Which of the points at ``(ys, xs)`` of a screenshot's canvas (``gray``, float32;
+    ``change``, its :func:`_change`) are stones with a mark drawn on the face, and the
+    stones' radius
     (:func:`stone_radius`): a dark number, triangle or square on a white stone made it
     an empty point with lines crossing at its centre, and a white ring on a black stone
     made it white. A face is the band round the mark within the stones' radius, most of
@@ -524,7 +529,7 @@ def _glyphs(gray: np.ndarray, ys: np.ndarray, xs: np.ndarray) -> tuple[np.ndarra
     (:func:`_outlined`); the mark, pixels within it as far beyond the band's own range.
     An empty point's band is the board's colour crossed by lines: no mark is found
     there."""
-    radius = stone_radius(gray, ys, xs)
+    radius = stone_radius(gray, ys, xs, change)
     glyph, band = _glyph_bands(radius)
     face = around(gray, ys, xs, band)
     colour = np.median(face, axis=1)
@@ -539,8 +544,7 @@ def _glyphs(gray: np.ndarray, ys: np.ndarray, xs: np.ndarray) -> tuple[np.ndarra
     marked = stone & ((np.percentile(inner, 5, axis=1) < low - DOT_CONTRAST)
                       | (np.percentile(inner, 95, axis=1) > high + DOT_CONTRAST))
     # A mark is drawn in strokes; the shading of a stone's face (a highlight) is smooth.
-    marked &= (np.percentile(around(_change(gray), ys, xs, glyph), 95, axis=1)
-               >= MARK_SHARPNESS)
+    marked &= np.percentile(around(change, ys, xs, glyph), 95, axis=1) >= MARK_SHARPNESS
     return marked, radius
 
 
@@ -651,7 +655,7 @@ def measure(image: np.ndarray) -> Measured:
             # Marks on a screen's stones are painted over where this layout's stones
             # stand only: where the other's stand, the paint would cut into them. A
             # ring drawn in place of a stone (Piskvork) is no stone with a mark.
-            glyphs, radius = _glyphs(canvas_gray, ys, xs)
+            glyphs, radius = _glyphs(canvas_gray, _change(canvas_gray), ys, xs)
             glyphs &= marks[layout] != WHITE
             gray = _without_glyphs(canvas_gray, ys, xs, glyphs, radius)
             layout_lines = strokes_of(gray)

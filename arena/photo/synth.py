@@ -70,12 +70,16 @@ def _write_number(canvas: np.ndarray, cx: float, cy: float, r: float, number: in
     scale = min(0.62 * 2 * r / two, 0.8 * 2 * r / own)
     thick = max(1, round(scale * 2))
     (w, h), _ = cv2.getTextSize(text, font, scale, thick)
-    ink = np.zeros(canvas.shape[:2], np.uint8)
-    cv2.putText(ink, text, (round(cx - w / 2), round(cy + h / 2)), font, scale, 255, thick,
-                cv2.LINE_AA)
+    # Drawn on the stone's square of the canvas alone (its own ink, then blended).
+    reach = math.ceil(r) + 2 * thick
+    x0, y0 = max(0, int(cx) - reach), max(0, int(cy) - reach)
+    patch = canvas[y0:int(cy) + reach + 1, x0:int(cx) + reach + 1]
+    ink = np.zeros(patch.shape[:2], np.uint8)
+    cv2.putText(ink, text, (round(cx - w / 2) - x0, round(cy + h / 2) - y0), font, scale, 255,
+                thick, cv2.LINE_AA)
     alpha = (ink.astype(np.float32) / 255)[:, :, None]
     tone = 235.0 if colour == 1 else 20.0
-    canvas[:] = canvas * (1 - alpha) + tone * alpha
+    patch[:] = patch * (1 - alpha) + tone * alpha
 
 
 def move_numbers(rng: np.random.Generator, stones: np.ndarray) -> np.ndarray:
