@@ -115,7 +115,7 @@ SCREEN_VARIANTS = ("dark", "numbered")
 
 #: The sets read from a folder of pictures, and the option that names the folder.
 FOLDER_SETS = {"web": "web", "render": "renders", "piskvork": "piskvork", "real": "real",
-               "programs": "programs", "games": "games"}
+               "programs": "programs", "games": "games", "gomoku": "gomoku"}
 
 HEADER = ("| set | pictures | points right | stones found | on grids read | stones invented | "
           "boards exact | exact, none in doubt | in doubt | refused | wrong size | s/picture |\n"
@@ -145,6 +145,8 @@ def main() -> int:
     parser.add_argument("--real", type=Path, help="folder of photographs of real boards")
     parser.add_argument("--programs", type=Path,
                         help="folder of screenshots of other programs' boards")
+    parser.add_argument("--gomoku", type=Path,
+                        help="folder of screenshots of Gomoku programs (bench/photo_real.py)")
     parser.add_argument("--games", type=Path,
                         help="folder of photographs of finished games (bench/photo_real.py)")
     parser.add_argument("--failures", action="store_true", help="list the misread pictures")

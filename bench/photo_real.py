@@ -1,10 +1,14 @@
 """Put the labelled pictures of ``bench/suites/photo-real/`` together with their
-positions, for ``bench/bench_photo.py --real``, ``--programs`` and ``--games``.
+positions, for ``bench/bench_photo.py --real``, ``--programs``, ``--games`` and
+``--gomoku``.
 
 The pictures are not in this repository. ``real`` and ``programs`` are the public
 repository skolchin/gbr's ``img/`` (commit 056e914), a Go board recognition project's
 samples, labelled by hand: each position file names its picture (``source``), which is
-copied from a clone of gbr next to a copy of the position. ``games`` are photographs of
+copied from a clone of gbr next to a copy of the position. ``gomoku`` are screenshots
+of Gomoku and renju programs from their public repositories (``source``: ``OWNER/NAME
+PATH at COMMIT``), labelled by hand, read from clones of those repositories, each at
+``CLONES/OWNER+NAME`` (bare or not; ``--gomoku-clones CLONES``). ``games`` are photographs of
 finished Go games from romangoempire/goban-watcher (commit d1f072d), each beside its
 game's record there (``games.json`` lists them): the position is the record's last,
 replayed here with Go's captures.
@@ -14,6 +18,7 @@ replayed here with Go's captures.
         && git -C /tmp/gw-src checkout d1f072d
     PYTHONPATH=. python bench/photo_real.py --gbr /tmp/gbr-src --goban-watcher /tmp/gw-src \\
         --out /tmp/photo-real
+    PYTHONPATH=. python bench/photo_real.py --gomoku-clones /tmp/gomoku-clones --out /tmp/photo-real
     PYTHONPATH=. python bench/bench_photo.py --real /tmp/photo-real/real \\
         --programs /tmp/photo-real/programs --games /tmp/photo-real/games \\
         --sets real programs games --failures
@@ -25,6 +30,7 @@ import argparse
 import json
 import re
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -85,7 +91,7 @@ def final_position(record: str) -> np.ndarray:
 def _hand_labelled(gbr: Path, out: Path) -> list[str]:
     """Copy gbr's pictures beside their hand-made positions; the pictures not found."""
     missing = []
-    for labels in sorted(LABELS.glob("*/*.json")):
+    for labels in sorted([*LABELS.glob("real/*.json"), *LABELS.glob("programs/*.json")]):
         source = json.loads(labels.read_text())["source"]  # "skolchin/gbr img/NAME.EXT at REV"
         picture = gbr / source.split()[1]
         if not picture.exists():
@@ -121,23 +127,49 @@ def _games(clone: Path, out: Path) -> list[str]:
     return missing
 
 
+def _screenshots(clones: Path, out: Path) -> list[str]:
+    """Copy each Gomoku program's screenshot, read from its repository's clone at the
+    commit its position names, beside that position; the pictures not found."""
+    folder = out / "gomoku"
+    folder.mkdir(parents=True, exist_ok=True)
+    missing = []
+    for labels in sorted((LABELS / "gomoku").glob("*.json")):
+        place, commit = json.loads(labels.read_text())["source"].rsplit(" at ", 1)
+        repository, path = place.split(" ", 1)
+        clone = clones / repository.replace("/", "+")
+        shown = subprocess.run(["git", "-C", str(clone), "show", f"{commit}:{path}"],
+                               capture_output=True)
+        if shown.returncode:
+            missing.append(f"{repository} {path} at {commit}")
+            continue
+        suffix = ".jpg" if Path(path).suffix.lower() in (".jpg", ".jpeg") else ".png"
+        (folder / f"{labels.stem}{suffix}").write_bytes(shown.stdout)
+        shutil.copyfile(labels, folder / labels.name)
+    return missing
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--gbr", type=Path, help="a clone of skolchin/gbr (sets real, programs)")
     parser.add_argument("--goban-watcher", type=Path,
                         help="a clone of romangoempire/goban-watcher (set games)")
+    parser.add_argument("--gomoku-clones", type=Path,
+                        help="a folder of clones, OWNER+NAME, of the repositories named in "
+                             "bench/suites/photo-real/gomoku/ (set gomoku)")
     parser.add_argument("--out", type=Path, required=True, help="folder to fill, a subfolder a set")
     args = parser.parse_args()
-    if args.gbr is None and args.goban_watcher is None:
-        parser.error("name a clone: --gbr, --goban-watcher or both")
-    for clone, fill, what in ((args.gbr, _hand_labelled, "skolchin/gbr at 056e914"),
+    if args.gbr is None and args.goban_watcher is None and args.gomoku_clones is None:
+        parser.error("name clones: --gbr, --goban-watcher, --gomoku-clones or some of them")
+    for clone, fill, what in ((args.gbr, _hand_labelled, "a clone of skolchin/gbr at 056e914"),
                               (args.goban_watcher, _games,
-                               "romangoempire/goban-watcher at d1f072d")):
+                               "a clone of romangoempire/goban-watcher at d1f072d"),
+                              (args.gomoku_clones, _screenshots,
+                               "a folder of clones of the repositories named, OWNER+NAME")):
         if clone is None:
             continue
         missing = fill(clone, args.out)
         if missing:
-            print(f"{len(missing)} pictures not found (is {clone} a clone of {what}?): "
+            print(f"{len(missing)} pictures not found (is {clone} {what}?): "
                   f"{' '.join(missing[:5])}", file=sys.stderr)
             return 1
     return 0
