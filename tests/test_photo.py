@@ -241,8 +241,94 @@ def test_the_stones_radius_is_measured_on_a_screenshot() -> None:
             cv2.circle(canvas, centre, round(0.34 * CELL), 90, 1, cv2.LINE_AA)
         else:
             cv2.circle(canvas, centre, round(0.34 * CELL), 20, -1, cv2.LINE_AA)
-    assert stone_radius(canvas.astype(np.float32), ys, xs) == pytest.approx(0.34, abs=0.021)
-    assert stone_radius(empty, ys, xs) == USUAL_RADIUS
+    radius, shown = stone_radius(canvas.astype(np.float32), ys, xs)
+    assert radius == pytest.approx(0.34, abs=0.021) and shown > 0
+    assert stone_radius(empty, ys, xs) == (USUAL_RADIUS, 0.0)
+    # Seen from the points (the cells' corners), those stones show no edge all round.
+    corners = lattice_centres(lines, lines, 1.0, "points")
+    assert stone_radius(canvas.astype(np.float32), *corners)[1] < shown / 4
+
+
+def _program_board(stones: np.ndarray, cell: int, radius: float, board: np.ndarray,
+                   pad: tuple[int, int, int, int], overhang: float = 0.0, white: int = 222
+                   ) -> np.ndarray:
+    """A program's board: ``board`` (BGR, the grid's size plus ``pad`` pixels above,
+    below, left and right) with black lines through the points, each running on
+    ``overhang`` cells past the outer lines, and shaded stones of ``radius`` cells on
+    the points: a black one dark grey at its top left, a white one (grey level
+    ``white``) outlined in grey."""
+    top, _, left, _ = pad
+    rows, columns = stones.shape
+    canvas = board.copy()
+    run = round(overhang * cell)
+    for k in range(columns):
+        x = left + k * cell
+        cv2.line(canvas, (x, top - run), (x, top + (rows - 1) * cell + run), (0, 0, 0), 2)
+    for k in range(rows):
+        y = top + k * cell
+        cv2.line(canvas, (left - run, y), (left + (columns - 1) * cell + run, y), (0, 0, 0), 2)
+    r = round(radius * cell)
+    for y, x in np.argwhere(stones):
+        cx, cy = left + x * cell, top + y * cell
+        if stones[y, x] == BLACK:
+            cv2.circle(canvas, (cx, cy), r, (15, 15, 15), -1, cv2.LINE_AA)
+            cv2.circle(canvas, (cx - r // 3, cy - r // 3), max(r // 4, 2), (90, 90, 90), -1,
+                       cv2.LINE_AA)
+        else:
+            cv2.circle(canvas, (cx, cy), r, (white,) * 3, -1, cv2.LINE_AA)
+            cv2.circle(canvas, (cx, cy), r, (150, 150, 150), 1, cv2.LINE_AA)
+    return canvas
+
+
+def _plain(rows: int, columns: int, cell: int, pad: tuple[int, int, int, int],
+           colour: tuple[int, int, int]) -> np.ndarray:
+    top, bottom, left, right = pad
+    return np.full(((rows - 1) * cell + top + bottom + 1,
+                    (columns - 1) * cell + left + right + 1, 3), colour, np.uint8)
+
+
+def test_small_stones_on_a_screenshot_are_read() -> None:
+    """A program that draws its stones a quarter of a cell across (an empty board was
+    read, with every point sure, before their radius was measured and the points
+    seen magnified)."""
+    stones = random_position(np.random.default_rng(45), 9, 9)
+    pad = (90, 40, 40, 40)
+    picture = _program_board(stones, 78, 0.23, _plain(9, 9, 78, pad, (244, 242, 246)), pad)
+    reading = read_board(picture)
+    assert reading.position.stones.tolist() == stones.tolist()
+    assert reading.problems() == []
+
+
+def test_a_board_lit_from_its_centre_grows_no_stones() -> None:
+    """A web page's board shaded from a light centre to darker edges: its bare points
+    in the light, lighter than most points, passed for stones with a mark (the lines
+    crossing) that was painted over, and were read as white stones."""
+    stones = np.zeros((19, 19), np.int8)
+    stones[5, 11] = stones[6, 10] = stones[8, 9] = BLACK
+    stones[6, 9] = stones[7, 8] = WHITE
+    cell, pad = 26, (150, 180, 400, 400)
+    board = _plain(19, 19, cell, pad, (0, 0, 0))
+    ys, xs = np.mgrid[0:board.shape[0], 0:board.shape[1]]
+    away = np.hypot(ys - pad[0] - 9 * cell, xs - pad[2] - 9 * cell) / (9 * cell * 1.45)
+    for channel, (edge, centre) in enumerate(((58, 173), (169, 225), (216, 234))):
+        board[:, :, channel] = np.round(centre - (centre - edge) * np.clip(away, 0, 1))
+    reading = read_board(_program_board(stones, cell, 0.44, board, pad, white=245))
+    assert reading.position.stones.tolist() == stones.tolist()
+    assert reading.problems() == []
+
+
+def test_lines_running_half_a_cell_past_the_board_are_no_cut_off() -> None:
+    """A web page's board without a frame, its lines running half a cell past the
+    outer ones, the page's edge less than a cell past them on the left: the lines stop
+    before that edge, so the board is whole (it was refused as cut off)."""
+    stones = np.zeros((15, 15), np.int8)
+    points = np.random.default_rng(3).choice(15 * 15, 26, replace=False)
+    stones.flat[points[:13]], stones.flat[points[13:]] = BLACK, WHITE
+    cell, pad = 30, (60, 60, 24, 200)
+    picture = _program_board(stones, cell, 0.42, _plain(15, 15, cell, pad, (255, 255, 255)),
+                             pad, overhang=0.5)
+    reading = read_board(picture)
+    assert reading.position.stones.tolist() == stones.tolist()
 
 
 def test_a_board_crowded_with_white_stones_is_no_dark_theme() -> None:

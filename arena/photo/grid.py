@@ -1226,9 +1226,10 @@ def _ends_at_picture_edge(lines: np.ndarray, grid: Grid, side: str, room: float,
     ends ``room`` cells past it); raise :class:`BoardCutOff` if the other family's
     lines run on there to the picture's edge, unless it ends where the outer tiles of a
     board drawn in tiles (``tiled``: it shows so elsewhere) end, half a cell past the
-    line: a screenshot of a window whose board touches its edges. On a board that is
-    not cut off, lines run on past the outer line only on such a board, and only to
-    its tiles' edge."""
+    line: a screenshot of a window whose board touches its edges, or further on where
+    the lines stop at the tiles' edge (:data:`TILE_ROOM`). On a board that is not cut
+    off, lines run on past the outer line only on such a board, and only to its tiles'
+    edge."""
     if room >= 1.0:
         return False
     if room < EDGE_SEEN or (tiled and abs(room - 0.5) <= TILE_EDGE):
@@ -1240,7 +1241,11 @@ def _ends_at_picture_edge(lines: np.ndarray, grid: Grid, side: str, room: float,
     across = [(k + 1) * cell for k in range(grid.lines_y if vertical else grid.lines_x)]
     outer = cell if side in ("left", "top") else count * cell  # the outer line's place
     outwards = -1 if side in ("left", "top") else 1
-    low, high = round(0.04 * cell), max(round((room - 0.04) * cell), round(0.04 * cell) + 1)
+    # Past the tiles' edge, where the picture shows that far: a board drawn in tiles
+    # whose outer tiles lie whole in the picture runs its lines on to their edge only.
+    start = 0.5 + 2 * TILE_EDGE if tiled and room >= TILE_ROOM else 0.04
+    low = round(start * cell)
+    high = max(round((room - 0.04) * cell), low + 1)
 
     def run(direction: int) -> float:
         """The strongest quarter of the crossing lines' median responses from the outer
@@ -1264,6 +1269,9 @@ def _ends_at_picture_edge(lines: np.ndarray, grid: Grid, side: str, room: float,
 #: a board cut off from one that ends there; a board drawn in tiles ends half a cell
 #: past its outer line, give or take this many cells.
 EDGE_SEEN, TILE_EDGE = 0.12, 0.05
+#: Where the picture ends this many cells or more past the outer line of a board drawn
+#: in tiles, the stretch past its outer tiles' edge shows whether the lines run on.
+TILE_ROOM = 0.7
 #: Below this share of their strength inside the grid, lines stop at the outer line.
 PLAIN_EDGE = 0.25
 

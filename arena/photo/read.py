@@ -422,14 +422,31 @@ GLYPH_FACE_SHARE, GLYPH_BOARD_SHARE, GLYPH_INSIDE = 0.5, 0.25, 0.3
 #: of the generated screens, at most 21 for the highlights of shaded stones on
 #: generated scans and other programs' screenshots.
 MARK_SHARPNESS = 30.0
-#: The radii (cells) a screen's stones are looked for at, each a ring a fiftieth of a
+#: The radii (cells) a screen's stones are looked for at, each a ring a thirtieth of a
 #: cell wide, and the default where no stone stands out (the radius of the points'
 #: stones of most programs).
-STONE_RADII, RING_HALF_WIDTH, USUAL_RADIUS = np.arange(0.28, 0.49, 0.02), 0.01, 0.43
+STONE_RADII, RING_HALF_WIDTH, USUAL_RADIUS = np.arange(0.2, 0.49, 0.02), 0.015, 0.43
 #: Where a stone's edge is looked for round it: this many degrees or more off the
 #: grid's axes, where neither the lines through its point cross it nor those round its
 #: cell (at half a cell, which a ring of half a cell meets near the axes).
 OFF_AXES = 30.0
+#: Just beyond a stone's edge lies its board: a band this far out (cells) whose colour
+#: lies within the given grey levels of the board's (the median of every point's band,
+#: most of them bare), where a ring within a stone (a shaded face's) has the face.
+BEYOND_EDGE, BOARD_LIKE = (0.04, 0.1), 12.0
+#: A ring whose score (:func:`stone_radius`) is at least this share of the best ring's
+#: counts as a stone's edge; the outermost such is the stones' (a shaded face or a move
+#: number makes rings of its own within).
+EDGE_SHARE = 0.5
+#: Stones of this radius (cells) or less are measured on a canvas magnified to
+#: :data:`USUAL_RADIUS` (:func:`measure`): some programs draw them a quarter of a cell
+#: across, so small that the points' measurements, made for stones of 0.33 to 0.49,
+#: saw board around them and read them empty.
+SMALL_STONE = 0.3
+#: Small stones show clearly from one layout's points where they score this many times
+#: what they do from the other's (:func:`stone_radius`); a board of stones larger than
+#: their cells scored alike from both, a little ring round the cells' centres.
+CLEARLY = 3.0
 #: Least grey levels per pixel that a stone's edge stands over an empty point's ring.
 STONE_EDGE = 4.0
 
@@ -442,8 +459,19 @@ def _diagonal(offsets: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.nd
     return dy[keep], dx[keep]
 
 
-_DIAGONAL_RINGS = [_diagonal(disc_offsets(r - RING_HALF_WIDTH, r + RING_HALF_WIDTH))
-                   for r in STONE_RADII]
+def _quadrants(offsets: tuple[np.ndarray, np.ndarray]
+               ) -> tuple[tuple[np.ndarray, np.ndarray], np.ndarray]:
+    """The diagonal ``offsets`` (:func:`_diagonal`) sorted by quadrant, and where each of
+    the four starts."""
+    dy, dx = _diagonal(offsets)
+    quadrant = (dy > 0) * 2 + (dx > 0)
+    order = np.argsort(quadrant, kind="stable")
+    return (dy[order], dx[order]), np.searchsorted(quadrant[order], np.arange(4))
+
+
+_STONE_RINGS = [(_quadrants(disc_offsets(r - RING_HALF_WIDTH, r + RING_HALF_WIDTH)),
+                 _diagonal(disc_offsets(r + BEYOND_EDGE[0], r + BEYOND_EDGE[1])))
+                for r in STONE_RADII]
 
 
 def _change(gray: np.ndarray) -> np.ndarray:
@@ -452,24 +480,58 @@ def _change(gray: np.ndarray) -> np.ndarray:
                     cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3)) / 8
 
 
+def _edge_rise(change: np.ndarray, ys: np.ndarray, xs: np.ndarray, ring: int) -> np.ndarray:
+    """How far each point's edge on ring ``ring`` of :data:`STONE_RADII` stands over most
+    points' (the 20th percentile): how fast the canvas changes (``change``) there in the
+    quarter round the point where it changes least."""
+    (offsets, starts), _ = _STONE_RINGS[ring]
+    quarters = np.add.reduceat(around(change, ys, xs, offsets), starts, axis=1)
+    edge = (quarters / np.diff(np.append(starts, len(offsets[0])))).min(axis=1)
+    return edge - np.percentile(edge, 20)
+
+
+def _filled(gray: np.ndarray, change: np.ndarray, ys: np.ndarray, xs: np.ndarray,
+            radius: float) -> bool:
+    """Whether the round things of ``radius`` cells at the points ``(ys, xs)`` are stones,
+    most with a face unlike the board beyond them (by half as much as a dot from a face:
+    a shaded white stone is nearly as light as a white page), not rings or crosses drawn
+    with the board inside them (Piskvork's, 0.2 cell across)."""
+    ring = int(np.argmin(np.abs(STONE_RADII - radius)))
+    edged = _edge_rise(change, ys, xs, ring) >= STONE_EDGE
+    face = np.median(around(gray, ys[edged], xs[edged], disc_offsets(0.0, radius / 2)), axis=1)
+    beyond = np.median(around(gray, ys[edged], xs[edged], _STONE_RINGS[ring][1]), axis=1)
+    return bool(edged.any()) and float(np.mean(np.abs(face - beyond) >= DOT_CONTRAST / 2)) > 0.5
+
+
 def stone_radius(gray: np.ndarray, ys: np.ndarray, xs: np.ndarray,
-                 change: np.ndarray | None = None) -> float:
+                 change: np.ndarray | None = None) -> tuple[float, float]:
     """The radius (cells) of the stones drawn at some of the centres ``(ys, xs)`` of a
-    screenshot's canvas (``gray``, float32), all alike: the ring where the picture
-    changes most over what it does on the ring of most points (empty ones: the 20th
-    percentile), summed over the points where it does so by :data:`STONE_EDGE` or more
-    (a stone's edge, not the noise of lines a little off their places);
-    :data:`USUAL_RADIUS` where no point has such an edge (no stones). ``change``: the
-    canvas's :func:`_change`, where the caller has it."""
+    screenshot's canvas (``gray``, float32), all alike, and how clearly they show there.
+    A ring's score: over the points whose edge on it stands :data:`STONE_EDGE` or more
+    over what it does on most points' (empty ones: the 20th percentile), the sum of
+    that rise, a point's edge being how fast the picture changes on the ring in its
+    quarter where it changes least (a stone's edge goes all round it; the stones at
+    the corners of a cell, seen from its centre, lie in some quarters only), and whose
+    band just beyond the ring is the board's colour (:data:`BEYOND_EDGE`). The
+    stones' ring is the peak of the outermost edge scoring :data:`EDGE_SHARE` of the
+    best or more, and its score how clearly they show; :data:`USUAL_RADIUS` and 0 where
+    no point has such an edge (no stones). ``change``: the canvas's :func:`_change`,
+    where the caller has it."""
     if change is None:
         change = _change(gray)
     scores = []
-    for ring in _DIAGONAL_RINGS:
-        edge = around(change, ys, xs, ring).mean(axis=1)
-        over = edge - np.percentile(edge, 20)
-        scores.append(float(over[over >= STONE_EDGE].sum()))
-    best = int(np.argmax(scores))
-    return float(STONE_RADII[best]) if scores[best] > 0 else USUAL_RADIUS
+    for k, (_, beyond) in enumerate(_STONE_RINGS):
+        over = _edge_rise(change, ys, xs, k)
+        outside = np.median(around(gray, ys, xs, beyond), axis=1)
+        board = np.abs(outside - np.median(outside)) < BOARD_LIKE
+        scores.append(float(over[(over >= STONE_EDGE) & board].sum()))
+    best = max(scores)
+    if best <= 0:
+        return USUAL_RADIUS, 0.0
+    outer = max(k for k, score in enumerate(scores) if score >= EDGE_SHARE * best)
+    while outer > 0 and scores[outer - 1] > scores[outer]:
+        outer -= 1  # the peak of that edge (anti-aliased, it spans a few rings)
+    return float(STONE_RADII[outer]), scores[outer]
 
 
 #: A stone's outline: within this share of its radius either way, darker than its face
@@ -516,36 +578,37 @@ def _glyph_bands(radius: float) -> tuple[tuple[np.ndarray, np.ndarray],
             disc_offsets(GLYPH_REACH * radius, GLYPH_FACE_REACH * radius))
 
 
-def _glyphs(gray: np.ndarray, change: np.ndarray, ys: np.ndarray, xs: np.ndarray
-            ) -> tuple[np.ndarray, float]:
+def _glyphs(gray: np.ndarray, change: np.ndarray, ys: np.ndarray, xs: np.ndarray,
+            radius: float) -> np.ndarray:
     """Which of the points at ``(ys, xs)`` of a screenshot's canvas (``gray``, float32;
-    ``change``, its :func:`_change`) are stones with a mark drawn on the face, and the
-    stones' radius
-    (:func:`stone_radius`): a dark number, triangle or square on a white stone made it
-    an empty point with lines crossing at its centre, and a white ring on a black stone
-    made it white. A face is the band round the mark within the stones' radius, most of
-    it as far in colour from the board (the median of every point's band, most of them
-    bare) as a dot from a face, lighter or darker, or ringed by a dark outline
+    ``change``, its :func:`_change`) are stones of ``radius`` cells (:func:`stone_radius`)
+    with a mark drawn on the face: a dark number, triangle or square on a white stone
+    made it an empty point with lines crossing at its centre, and a white ring on a
+    black stone made it white. A face is the band round the mark within the stones'
+    radius, most of it as far in colour from the board just beyond the stone
+    (:data:`BEYOND_EDGE`) as a dot from a face, lighter or darker, or ringed by a dark outline
     (:func:`_outlined`); the mark, pixels within it as far beyond the band's own range.
     An empty point's band is the board's colour crossed by lines: no mark is found
     there."""
-    radius = stone_radius(gray, ys, xs, change)
     glyph, band = _glyph_bands(radius)
     face = around(gray, ys, xs, band)
     colour = np.median(face, axis=1)
     low, high = np.percentile(face, 10, axis=1), np.percentile(face, 90, axis=1)
-    board = float(np.median(colour))
-    side = np.sign(colour - board)  # a light face or a dark one
-    stone = (((side[:, None] * (face - board) >= DOT_CONTRAST).mean(axis=1) >= GLYPH_FACE_SHARE)
+    # The board just beyond the point's stone, if one stands there (boards shaded from
+    # a light centre to dark edges made faces of bare points).
+    board = np.median(around(gray, ys, xs, _diagonal(disc_offsets(
+        radius + BEYOND_EDGE[0], radius + BEYOND_EDGE[1]))), axis=1)[:, None]
+    side = np.sign(colour[:, None] - board)  # a light face or a dark one
+    stone = (((side * (face - board) >= DOT_CONTRAST).mean(axis=1) >= GLYPH_FACE_SHARE)
              & ((np.abs(face - board) < DOT_CONTRAST / 2).mean(axis=1) < GLYPH_BOARD_SHARE))
     inner = around(gray, ys, xs, glyph)
-    stone &= (side[:, None] * (inner - board) >= DOT_CONTRAST).mean(axis=1) >= GLYPH_INSIDE
+    stone &= (side * (inner - board) >= DOT_CONTRAST).mean(axis=1) >= GLYPH_INSIDE
     stone |= _outlined(gray, ys, xs, radius, colour)
     marked = stone & ((np.percentile(inner, 5, axis=1) < low - DOT_CONTRAST)
                       | (np.percentile(inner, 95, axis=1) > high + DOT_CONTRAST))
     # A mark is drawn in strokes; the shading of a stone's face (a highlight) is smooth.
     marked &= np.percentile(around(change, ys, xs, glyph), 95, axis=1) >= MARK_SHARPNESS
-    return marked, radius
+    return marked
 
 
 def _without_glyphs(image: np.ndarray, ys: np.ndarray, xs: np.ndarray, marked: np.ndarray,
@@ -559,6 +622,29 @@ def _without_glyphs(image: np.ndarray, ys: np.ndarray, xs: np.ndarray, marked: n
     for k, face in zip(chosen, faces, strict=True):
         _paint(out, ys[k] + glyph[0], xs[k] + glyph[1], face)
     return out
+
+
+def _canvases(work: np.ndarray, grid: Grid, cell: int
+              ) -> tuple[np.ndarray, np.ndarray, dict[Layout, tuple[np.ndarray, np.ndarray]]]:
+    """The board of ``work`` (BGR) warped to ``cell`` pixels a cell with a cell's margin,
+    the same in grey (float32) with the marks on its points painted over, and the
+    canvas pixel centres of each layout's points."""
+    canvas = grid.warp(work, cell, margin=1.0)
+    centres: dict[Layout, tuple[np.ndarray, np.ndarray]] = {
+        layout: lattice_centres(grid.lines_x, grid.lines_y, 1.0, layout, cell)
+        for layout in ("points", "cells")}
+    gray = _without_marks(canvas)
+    for ys, xs in centres.values():
+        gray = _without_centre_rings(_without_centre_marks(gray, canvas, ys, xs), ys, xs)
+    return canvas, gray, centres
+
+
+_STROKE_KERNEL = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7))
+
+
+def _strokes(gray: np.ndarray) -> np.ndarray:
+    """The thin dark strokes of a canvas (a black-hat filter): its lines."""
+    return cv2.morphologyEx(gray, cv2.MORPH_BLACKHAT, _STROKE_KERNEL)
 
 
 def measure(image: np.ndarray) -> Measured:
@@ -624,26 +710,32 @@ def measure(image: np.ndarray) -> Measured:
         # knows them, where black and white stones trade places (read_board trades
         # them back).
         work = 255 - work
-    canvas = grid.warp(work, CELL, margin=1.0)
-    layouts: tuple[Layout, ...] = ("points", "cells")
-    centres = {layout: lattice_centres(grid.lines_x, grid.lines_y, 1.0, layout)
-               for layout in layouts}
-    canvas_gray = _without_marks(canvas)
-    for ys, xs in centres.values():
-        canvas_gray = _without_centre_rings(_without_centre_marks(canvas_gray, canvas, ys, xs),
-                                            ys, xs)
-    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7))
-
-    def strokes_of(gray: np.ndarray) -> np.ndarray:
-        return cv2.morphologyEx(gray, cv2.MORPH_BLACKHAT, kernel)
-
-    lines = strokes_of(canvas_gray)
+    canvas, canvas_gray, centres = _canvases(work, grid, CELL)
+    lines = _strokes(canvas_gray)
+    labels = _labelled(lines, grid)
     flat = flat_grid(grid)
+    cell = CELL
+    change = _change(canvas_gray) if flat else None
+    radii: dict[Layout, float] = {}
+    if flat:
+        found = {layout: stone_radius(canvas_gray, ys, xs, change)
+                 for layout, (ys, xs) in centres.items()}
+        radii = {layout: radius for layout, (radius, _) in found.items()}
+        best, other = sorted(found, key=lambda layout: -found[layout][1])
+        radius, shown = found[best]
+        if (radius <= SMALL_STONE and shown >= CLEARLY * found[other][1]
+                and _filled(canvas_gray, change, *centres[best], radius)):
+            # Small stones that show clearly from one layout's points (a screen's stones
+            # are all alike), not small marks: the board is measured magnified.
+            cell = round(CELL * USUAL_RADIUS / radius)
+            canvas, canvas_gray, centres = _canvases(work, grid, cell)
+            lines, change = _strokes(canvas_gray), _change(canvas_gray)
+            radii = dict.fromkeys(centres, USUAL_RADIUS)
     # The board: the grid and a sixth of a cell beyond (a wider margin may be the table).
     inside = np.zeros(canvas_gray.shape, bool)
-    reach = int(CELL * 5 / 6)
-    inside[reach:int(grid.lines_y * CELL) + (CELL - reach) + 1,
-           reach:int(grid.lines_x * CELL) + (CELL - reach) + 1] = True
+    reach = int(cell * 5 / 6)
+    inside[reach:int(grid.lines_y * cell) + (cell - reach) + 1,
+           reach:int(grid.lines_x * cell) + (cell - reach) + 1] = True
     saturation = cv2.cvtColor(canvas, cv2.COLOR_BGR2HSV)[:, :, 1].astype(np.float32)
     strokes, thick_strokes = mark_strokes(canvas), mark_strokes(canvas, THICK_KERNEL)
     stroke_level = max(float(np.percentile(strokes[inside], 97)), 2.0)
@@ -655,17 +747,18 @@ def measure(image: np.ndarray) -> Measured:
             # Marks on a screen's stones are painted over where this layout's stones
             # stand only: where the other's stand, the paint would cut into them. A
             # ring drawn in place of a stone (Piskvork) is no stone with a mark.
-            glyphs, radius = _glyphs(canvas_gray, _change(canvas_gray), ys, xs)
+            assert change is not None
+            glyphs = _glyphs(canvas_gray, change, ys, xs, radii[layout])
             glyphs &= marks[layout] != WHITE
-            gray = _without_glyphs(canvas_gray, ys, xs, glyphs, radius)
-            layout_lines = strokes_of(gray)
+            gray = _without_glyphs(canvas_gray, ys, xs, glyphs, radii[layout])
+            layout_lines = _strokes(gray)
         features[layout] = point_features(gray, saturation, layout_lines, ys, xs, layout,
                                           inside)
         if flat:
             marks[layout][glyphs] = EMPTY  # a move number's strokes are no cross
-            point_looks[layout] = looks(_without_glyphs(canvas, ys, xs, glyphs, radius),
-                                        ys, xs)
-    return Measured(grid, scale, features, marks, _labelled(lines, grid), tiled, point_looks,
+            point_looks[layout] = looks(_without_glyphs(canvas, ys, xs, glyphs,
+                                                        radii[layout]), ys, xs)
+    return Measured(grid, scale, features, marks, labels, tiled, point_looks,
                     negative=not dark_lines)
 
 

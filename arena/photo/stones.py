@@ -81,15 +81,16 @@ def around(image: np.ndarray, ys: np.ndarray, xs: np.ndarray,
     return padded[ys[:, None] + pad + offsets[0], xs[:, None] + pad + offsets[1]]
 
 
-def lattice_centres(columns: int, rows: int, margin: float, layout: Layout
+def lattice_centres(columns: int, rows: int, margin: float, layout: Layout, cell: int = CELL
                     ) -> tuple[np.ndarray, np.ndarray]:
     """Canvas pixel centres (ys, xs) of a layout's points, row by row, for a grid of
-    ``columns`` by ``rows`` lines drawn with ``margin`` cells around it."""
+    ``columns`` by ``rows`` lines drawn ``cell`` pixels apart with ``margin`` cells
+    around it."""
     shift = margin + (0.5 if layout == "cells" else 0.0)
     count_x, count_y = (columns, rows) if layout == "points" else (columns - 1, rows - 1)
     ys, xs = np.mgrid[0:count_y, 0:count_x]
-    return (np.round((ys + shift) * CELL).astype(int).ravel(),
-            np.round((xs + shift) * CELL).astype(int).ravel())
+    return (np.round((ys + shift) * cell).astype(int).ravel(),
+            np.round((xs + shift) * cell).astype(int).ravel())
 
 
 def _off_board(image: np.ndarray, inside: np.ndarray, pad: int) -> np.ndarray:
