@@ -382,6 +382,20 @@ def test_a_doubted_point_takes_the_reading_of_its_near_copy() -> None:
     np.testing.assert_array_equal(out[:5], p[:5])
 
 
+def test_near_copies_that_no_confident_point_vouches_for_are_read_alike() -> None:
+    """Three stones drawn alike, each doubted, one read empty (a dark theme's black
+    stones): all read by the mean of their probabilities; a lone doubted point keeps
+    its own."""
+    empty = [0.98, 0.01, 0.01]
+    doubted = [[0.6, 0.4, 0.0], [0.3, 0.7, 0.0], [0.2, 0.8, 0.0]]
+    lone = [0.5, 0.0, 0.5]
+    p = np.array([empty, empty, *doubted, lone], np.float32)
+    out = read_by_lookalikes(p, _looks_of([200, 200, 30, 32, 29, 120]))
+    np.testing.assert_allclose(out[2:5], np.tile(np.mean(doubted, axis=0), (3, 1)), atol=1e-6)
+    assert (out[2:5].argmax(axis=1) == BLACK).all()
+    np.testing.assert_array_equal(out[[0, 1, 5]], p[[0, 1, 5]])
+
+
 def test_a_point_like_no_confident_point_keeps_its_reading() -> None:
     """A lone stone of its colour has no look-alike; a point as near one class's
     confident points as another's has none clearly."""

@@ -5,8 +5,11 @@ draws its stones, and its empty points, from a few pictures. So on a flat pictur
 (:func:`arena.photo.grid.flat_grid`) a point that the classifier doubts, or misreads
 where a stone's faint outline is all that tells it from the board, is read as the
 point it is the near copy of, where that point was read with confidence and looks
-much more like it than any confident point of another class. A point unlike every
-confident point (a lone stone of its colour) keeps the classifier's reading. (The
+much more like it than any confident point of another class. Where none of a point's
+near copies is a confident point, it and they are read alike, by the mean of their
+probabilities: stones of a look the classifier doubts on every one of them (a dark
+theme's black stones) take the reading most of the evidence gives. A point unlike
+every other point (a lone stone of its colour) keeps the classifier's reading. (The
 reader takes the looks with the marks on stones' faces, such as move numbers,
 painted over.)
 """
@@ -58,18 +61,27 @@ def _distances(rows: np.ndarray, anchors: np.ndarray) -> np.ndarray:
 def read_by_lookalikes(p: np.ndarray, point_looks: np.ndarray) -> np.ndarray:
     """The probabilities ``p`` (one row of P(empty), P(black), P(white) per point), each
     point's replaced by those of its near copy among the confidently read points where
-    every confident point of another class is :data:`CLEAR_MARGIN` times farther.
-    ``point_looks`` holds each point's :func:`looks`."""
-    classes = p.argmax(axis=1)
-    anchors = p.max(axis=1) >= ANCHOR_CONFIDENCE
-    if not anchors.any():
-        return p
-    distance = _distances(point_looks, anchors)
-    anchor_class = classes[anchors]
-    nearest = distance.argmin(axis=1)
-    near = distance[np.arange(len(p)), nearest]
-    other = np.where(anchor_class[None, :] != anchor_class[nearest][:, None], distance, np.inf)
-    clear = (near < NEAR_COPY) & (near * CLEAR_MARGIN < other.min(axis=1))
+    every confident point of another class is :data:`CLEAR_MARGIN` times farther; a
+    point whose near copies are none of them confident, by the mean of theirs and its
+    own. ``point_looks`` holds each point's :func:`looks`."""
     out = p.copy()
-    out[clear] = p[anchors][nearest[clear]]
+    clear = np.zeros(len(p), bool)
+    anchors = p.max(axis=1) >= ANCHOR_CONFIDENCE
+    if anchors.any():
+        distance = _distances(point_looks, anchors)
+        anchor_class = p.argmax(axis=1)[anchors]
+        nearest = distance.argmin(axis=1)
+        near = distance[np.arange(len(p)), nearest]
+        other = np.where(anchor_class[None, :] != anchor_class[nearest][:, None], distance,
+                         np.inf)
+        clear = (near < NEAR_COPY) & (near * CLEAR_MARGIN < other.min(axis=1))
+        out[clear] = p[anchors][nearest[clear]]
+    # Where no near copy is a confident point, a point and its near copies, drawn
+    # alike, are read alike: by the mean of their probabilities (a dark theme's black
+    # stones, each doubted, some read empty).
+    copies = _distances(point_looks, np.ones(len(p), bool)) < NEAR_COPY
+    np.fill_diagonal(copies, True)
+    unvouched = ~copies[:, anchors].any(axis=1) & (copies.sum(axis=1) > 1)
+    pooled = (copies.astype(np.float64) @ p) / copies.sum(axis=1, keepdims=True)
+    out[unvouched] = pooled[unvouched]
     return out
