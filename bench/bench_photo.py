@@ -11,8 +11,9 @@ folders of pictures, each ``NAME.png`` or ``NAME.jpg`` with its position in
 ``bench/web_screenshots.py``; ``render``, wooden boards rendered in 3D by Blender
 (``bench/blender_boards.py``); ``piskvork``, screenshots of Piskvork, the Gomocup
 manager (``bench/piskvork_screenshots.py``); ``real``, photographs of real boards, and
-``programs``, screenshots of other programs' boards, whose positions were labelled by
-hand, and ``games``, photographs of finished Go games labelled by their records
+``programs``, screenshots of other (Go) programs' boards, and ``gomoku``, screenshots of
+Gomoku and renju programs, whose positions were labelled by hand, and ``games``,
+photographs of finished Go games labelled by their records
 (``bench/suites/photo-real/`` and ``bench/photo_real.py`` say where the pictures come
 from).
 
@@ -28,6 +29,7 @@ only the exact readings that ``arena photo`` accepts.
     .venv/bin/python bench/bench_photo.py --count 100 --sets photo scan screen
     .venv/bin/python bench/bench_photo.py --web /tmp/web-shots --sets web
     .venv/bin/python bench/bench_photo.py --renders /tmp/renders --sets render
+    .venv/bin/python bench/bench_photo.py --gomoku /tmp/photo-real/gomoku --sets gomoku
 """
 
 from __future__ import annotations
