@@ -47,14 +47,14 @@ def looks(canvas: np.ndarray, ys: np.ndarray, xs: np.ndarray) -> np.ndarray:
     return around(canvas.astype(np.float32), ys, xs, _DISC).reshape(len(ys), -1)
 
 
-def _distances(rows: np.ndarray, anchors: np.ndarray) -> np.ndarray:
-    """Root mean square difference of every row from every anchor row, a point's
-    distance from itself left out (infinite)."""
+def _distances(rows: np.ndarray) -> np.ndarray:
+    """Root mean square difference of every row from every row, a point's distance from
+    itself left out (infinite)."""
     squares = np.einsum("ij,ij->i", rows, rows, dtype=np.float64)
-    products = rows.astype(np.float64) @ rows[anchors].T.astype(np.float64)
-    distance = np.sqrt(np.maximum(squares[:, None] + squares[None, anchors] - 2 * products, 0)
+    products = rows.astype(np.float64) @ rows.T.astype(np.float64)
+    distance = np.sqrt(np.maximum(squares[:, None] + squares[None, :] - 2 * products, 0)
                        / rows.shape[1])
-    distance[anchors, np.arange(int(np.count_nonzero(anchors)))] = np.inf
+    np.fill_diagonal(distance, np.inf)
     return distance
 
 
@@ -67,8 +67,9 @@ def read_by_lookalikes(p: np.ndarray, point_looks: np.ndarray) -> np.ndarray:
     out = p.copy()
     clear = np.zeros(len(p), bool)
     anchors = p.max(axis=1) >= ANCHOR_CONFIDENCE
+    every = _distances(point_looks)
     if anchors.any():
-        distance = _distances(point_looks, anchors)
+        distance = every[:, anchors]
         anchor_class = p.argmax(axis=1)[anchors]
         nearest = distance.argmin(axis=1)
         near = distance[np.arange(len(p)), nearest]
@@ -79,7 +80,7 @@ def read_by_lookalikes(p: np.ndarray, point_looks: np.ndarray) -> np.ndarray:
     # Where no near copy is a confident point, a point and its near copies, drawn
     # alike, are read alike: by the mean of their probabilities (a dark theme's black
     # stones, each doubted, some read empty).
-    copies = _distances(point_looks, np.ones(len(p), bool)) < NEAR_COPY
+    copies = every < NEAR_COPY
     np.fill_diagonal(copies, True)
     unvouched = ~copies[:, anchors].any(axis=1) & (copies.sum(axis=1) > 1)
     pooled = (copies.astype(np.float64) @ p) / copies.sum(axis=1, keepdims=True)

@@ -469,8 +469,14 @@ def _quadrants(offsets: tuple[np.ndarray, np.ndarray]
     return (dy[order], dx[order]), np.searchsorted(quadrant[order], np.arange(4))
 
 
+def _beyond(radius: float) -> tuple[np.ndarray, np.ndarray]:
+    """Offsets of the band just beyond a stone of ``radius`` cells (:data:`BEYOND_EDGE`),
+    off the axes: its board."""
+    return _diagonal(disc_offsets(radius + BEYOND_EDGE[0], radius + BEYOND_EDGE[1]))
+
+
 _STONE_RINGS = [(_quadrants(disc_offsets(r - RING_HALF_WIDTH, r + RING_HALF_WIDTH)),
-                 _diagonal(disc_offsets(r + BEYOND_EDGE[0], r + BEYOND_EDGE[1])))
+                 _beyond(r))
                 for r in STONE_RADII]
 
 
@@ -596,8 +602,7 @@ def _glyphs(gray: np.ndarray, change: np.ndarray, ys: np.ndarray, xs: np.ndarray
     low, high = np.percentile(face, 10, axis=1), np.percentile(face, 90, axis=1)
     # The board just beyond the point's stone, if one stands there (boards shaded from
     # a light centre to dark edges made faces of bare points).
-    board = np.median(around(gray, ys, xs, _diagonal(disc_offsets(
-        radius + BEYOND_EDGE[0], radius + BEYOND_EDGE[1]))), axis=1)[:, None]
+    board = np.median(around(gray, ys, xs, _beyond(radius)), axis=1)[:, None]
     side = np.sign(colour[:, None] - board)  # a light face or a dark one
     stone = (((side * (face - board) >= DOT_CONTRAST).mean(axis=1) >= GLYPH_FACE_SHARE)
              & ((np.abs(face - board) < DOT_CONTRAST / 2).mean(axis=1) < GLYPH_BOARD_SHARE))
