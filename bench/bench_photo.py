@@ -24,7 +24,9 @@ found where the grid search did its part); a
 reading *in doubt* (points below the confidence asked, or stone counts no game
 reaches: ``arena photo`` refuses it, the web board shows it for correction) counts
 its points as read (the most likely class of each), and *exact, none in doubt* counts
-only the exact readings that ``arena photo`` accepts.
+only the exact readings that ``arena photo`` accepts (given the colour that moved
+first where a picture's labels name it: ``"first": "white"`` for programs in which
+white moves first, as ``arena photo --first white`` reads them).
 
     .venv/bin/python bench/bench_photo.py --count 100 --sets photo scan screen
     .venv/bin/python bench/bench_photo.py --web /tmp/web-shots --sets web
@@ -44,6 +46,7 @@ import numpy as np
 
 from arena.photo.errors import PhotoError
 from arena.photo.fit import folder_pictures
+from arena.photo.position import BLACK, WHITE
 from arena.photo.read import read_board
 from arena.photo.synth import make_sample
 
@@ -124,12 +127,13 @@ HEADER = ("| set | pictures | points right | stones found | on grids read | ston
           "|---|---|---|---|---|---|---|---|---|---|---|---|")
 
 
-def _read(image: np.ndarray | Path) -> tuple[np.ndarray | None, float, str, bool]:
+def _read(image: np.ndarray | Path, first: str = "black"
+          ) -> tuple[np.ndarray | None, float, str, bool]:
     """The stones read (None if refused), the seconds, why it was refused, and whether
-    the reading is in doubt."""
+    the reading is in doubt (``first``: the colour that moved first)."""
     started = time.perf_counter()
     try:
-        reading = read_board(image)
+        reading = read_board(image, first=BLACK if first == "black" else WHITE)
     except PhotoError as exc:
         return None, time.perf_counter() - started, str(exc), False
     seconds = time.perf_counter() - started
@@ -161,7 +165,8 @@ def main() -> int:
             if folder is None:
                 parser.error(f"the {name} set needs --{FOLDER_SETS[name]} FOLDER")
             for path, record in folder_pictures(folder):
-                tally.add(path.name, np.array(record["stones"]), *_read(path))
+                tally.add(path.name, np.array(record["stones"]),
+                          *_read(path, record.get("first", "black")))
         else:
             for seed in range(args.first, args.first + args.count):
                 sample = (make_sample(seed, "screen", **{name: True})

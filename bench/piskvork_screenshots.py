@@ -14,7 +14,9 @@ black, 2 white, as the skin shows them (two stone skins give the first player wh
 stones; the cross-and-ring skins' crosses, the first player's marks, count as black and
 their rings as white, as on paper), ``layout`` ("points" for the stone skins, whose
 stones stand on the intersections; "cells" for the cross-and-ring skins, whose marks
-stand in the cells), the skin, the coordinates setting and whether the margin is there.
+stand in the cells), the skin, the coordinates setting, whether the margin is there, and
+``first``, the colour the first player's marks show in (as ``arena photo --first``
+takes it).
 
 Needs wine, Xvfb, xwininfo (x11-utils) and ImageMagick (Debian: ``apt-get install wine
 xvfb x11-utils imagemagick``).
@@ -182,7 +184,7 @@ def shoot(piskvork: Path, count: int, out: Path, seed: int, prefix: Path,
                 name.with_suffix(".json").write_text(json.dumps(
                     {"stones": as_shown(stones, first).astype(int).tolist(),
                      "layout": layout, "skin": skin, "coordinates": bool(coordinates),
-                     "framed": framed}))
+                     "framed": framed, "first": "black" if first == BLACK else "white"}))
                 written.append(name.with_suffix(".png"))
     finally:
         screen.close()

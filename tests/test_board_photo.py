@@ -107,6 +107,15 @@ def test_a_photo_opened_corrected_and_played(page: Page) -> None:
         assert "cannot come from a game" in page.inner_text("#photo-problems")
     point.dispatch_event("click")
     assert (_marks(page, "black"), _marks(page, "white")) == (BLACKS, WHITES + 1)
+    # White one stone ahead, as in a program in which white moves first: refused, with
+    # the way out named; the colours swapped, it plays.
+    assert BLACKS == WHITES  # (the sample's counts, which this relies on)
+    assert page.is_disabled("#photo-play")
+    assert "swap the colours" in page.inner_text("#photo-problems")
+    page.click("#photo-swap")
+    assert (_marks(page, "black"), _marks(page, "white")) == (WHITES + 1, BLACKS)
+    assert not page.is_disabled("#photo-play")
+    page.click("#photo-swap")
     point.dispatch_event("click")
     assert (_marks(page, "black"), _marks(page, "white")) == (BLACKS, WHITES)
     page.click("#photo-play")

@@ -31,8 +31,8 @@ from arena.photo.errors import (
 from arena.photo.fit import Points, collect, collect_folder, measuring_code, train
 from arena.photo.fit import main as fit_main
 from arena.photo.grid import Grid, lighter_lines
-from arena.photo.position import BLACK, WHITE, Position, count_problem
-from arena.photo.read import USUAL_RADIUS, read_board, stone_radius
+from arena.photo.position import BLACK, TRADED, WHITE, Position, count_problem
+from arena.photo.read import USUAL_RADIUS, measure, read_board, stone_radius
 from arena.photo.stones import CELL, StoneModel, lattice_centres
 from arena.photo.synth import (
     draw_board,
@@ -313,6 +313,90 @@ def test_a_board_lit_from_its_centre_grows_no_stones() -> None:
     for channel, (edge, centre) in enumerate(((58, 173), (169, 225), (216, 234))):
         board[:, :, channel] = np.round(centre - (centre - edge) * np.clip(away, 0, 1))
     reading = read_board(_program_board(stones, cell, 0.44, board, pad, white=245))
+    assert reading.position.stones.tolist() == stones.tolist()
+    assert reading.problems() == []
+
+
+def _flat_discs(stones: np.ndarray, cell: int, ground: tuple[int, int, int],
+                line: tuple[int, int, int], colours: dict[int, tuple[int, int, int]],
+                pad: int = 60) -> np.ndarray:
+    """A flat screen board: lines of ``line`` on ``ground`` and each colour's stones
+    drawn as plain discs of ``colours`` (BGR), 0.4 cell across, without outline."""
+    rows, columns = stones.shape
+    picture = _plain(rows, columns, cell, (pad,) * 4, ground)
+    for k in range(columns):
+        x = pad + k * cell
+        cv2.line(picture, (x, pad), (x, pad + (rows - 1) * cell), line, 2)
+    for k in range(rows):
+        y = pad + k * cell
+        cv2.line(picture, (pad, y), (pad + (columns - 1) * cell, y), line, 2)
+    for y, x in np.argwhere(stones):
+        cv2.circle(picture, (pad + x * cell, pad + y * cell), round(0.4 * cell),
+                   colours[int(stones[y, x])], -1, cv2.LINE_AA)
+    return picture
+
+
+def test_two_colours_of_dark_stones_are_told_apart() -> None:
+    """A program that draws one player's stones navy and the other's teal: both read as
+    black (10 black, no white: no game's counts) before the looks were split in two,
+    the lighter white."""
+    stones = random_position(np.random.default_rng(46), 15, 15)
+    picture = _flat_discs(stones, 40, (248, 247, 245), (215, 215, 215),
+                          {BLACK: (80, 62, 44), WHITE: (156, 188, 24)})
+    reading = read_board(picture)
+    assert reading.position.stones.tolist() == stones.tolist()
+    assert reading.problems() == []
+
+
+def test_a_framed_flat_board_is_fitted_without_a_lens() -> None:
+    """A screenshot's board in cells framed 0.4 cell beyond its outer lines, off the
+    picture's centre: the coarse search took in the frame and fitted a lens of k1
+    -0.17, and the finer ones searched only near it (the bent grid no longer counted as
+    flat, so the screenshot's cream stones went unread)."""
+    stones = random_position(np.random.default_rng(1), 9, 9)
+    cell, top, left = 88, 100, 860
+    picture = np.full((9 * cell + 200, 1920, 3), 220, np.uint8)
+    for k in range(10):
+        cv2.line(picture, (left + k * cell, top), (left + k * cell, top + 9 * cell),
+                 (128, 128, 128), 2)
+        cv2.line(picture, (left, top + k * cell), (left + 9 * cell, top + k * cell),
+                 (128, 128, 128), 2)
+    gap = round(0.4 * cell)
+    cv2.rectangle(picture, (left - gap, top - gap), (left + 9 * cell + gap, top + 9 * cell + gap),
+                  (40, 30, 30), 3)
+    for y, x in np.argwhere(stones):
+        colour = (45, 40, 40) if stones[y, x] == BLACK else (248, 252, 252)
+        cv2.circle(picture, (left + x * cell + cell // 2, top + y * cell + cell // 2),
+                   round(0.38 * cell), colour, -1, cv2.LINE_AA)
+    assert measure(picture).grid.k1 == 0.0
+    reading = read_board(picture)
+    assert reading.position.stones.tolist() == stones.tolist()
+    assert reading.problems() == []
+
+
+def test_a_row_of_glyphs_a_cell_above_the_board_is_no_line() -> None:
+    """A row of glyphs a cell above the top line, each a stem on a column's place with a
+    bar running right from its top (as a letter's: a phone's board with its columns'
+    letters half a cell high was read with them as a 16th line): the bars and stems
+    passed for a line's bare points, which run on to both sides of their crossings."""
+    stones = random_position(np.random.default_rng(7), 15, 15)
+    cell, pad = 32, (80, 40, 60, 60)
+    picture = _plain(15, 15, cell, pad, (235, 235, 235))
+    top, left = pad[0], pad[2]
+    for k in range(15):
+        cv2.line(picture, (left + k * cell, top), (left + k * cell, top + 14 * cell),
+                 (60, 60, 60), 2)
+        cv2.line(picture, (left, top + k * cell), (left + 14 * cell, top + k * cell),
+                 (60, 60, 60), 2)
+        glyph = (left + k * cell, top - cell)
+        cv2.line(picture, glyph, (glyph[0], glyph[1] + cell // 2), (60, 60, 60), 2)
+        cv2.line(picture, glyph, (glyph[0] + round(0.3 * cell), glyph[1]), (60, 60, 60), 2)
+    for y, x in np.argwhere(stones):
+        centre = (left + x * cell, top + y * cell)
+        cv2.circle(picture, centre, 13, (20,) * 3 if stones[y, x] == BLACK else (250,) * 3,
+                   -1, cv2.LINE_AA)
+        cv2.circle(picture, centre, 13, (90, 90, 90), 1, cv2.LINE_AA)
+    reading = read_board(picture)
     assert reading.position.stones.tolist() == stones.tolist()
     assert reading.problems() == []
 
@@ -804,6 +888,21 @@ def test_moves_alternate_black_first() -> None:
     assert count_problem(3, 1) is not None and count_problem(2, 2) is None
 
 
+def test_moves_alternate_white_first_where_white_moved_first() -> None:
+    """Some programs let white move first: white then has as many stones as black or
+    one more, and leads the moves; black's extra stone is then no game's."""
+    stones = TRADED[_position().stones]  # 2 white, 1 black
+    position = replace(_position(), stones=stones, first=WHITE)
+    assert position.moves() == [(7, 7), (8, 7), (9, 8)]
+    assert position.to_move() == BLACK and "PL[B]" in position.to_sgf()
+    assert count_problem(1, 2, WHITE) is None and count_problem(2, 2, WHITE) is None
+    assert "white moves first" in (count_problem(2, 1, WHITE) or "")
+    assert "white moves first" in (count_problem(1, 2) or "")  # the hint where it fits
+    assert "white moves first" not in (count_problem(1, 3) or "")
+    with pytest.raises(ValueError, match="white moves first"):
+        replace(position, first=BLACK).moves()
+
+
 def test_sgf_has_setup_stones_and_size() -> None:
     text = _position().to_sgf()
     assert "SZ[20:15]" in text and "AB[hh][ji]" in text and "AW[ih]" in text
@@ -838,6 +937,23 @@ def test_cli_prints_and_saves_the_board(tmp_path: Path) -> None:
     assert _photo(str(SAMPLES / name), "--out", str(psq)).returncode == 0
     record = parse_psq(psq.read_text(), result=GameResult.DRAW, reason="position")
     assert len(record.moves) == int(np.count_nonzero(known))
+
+
+def test_cli_reads_a_program_where_white_moves_first(tmp_path: Path) -> None:
+    """A position with one white stone more is refused, with the way to read it, unless
+    white moved first; then its moves start with white's."""
+    stones = np.zeros((15, 15), np.int8)
+    stones[7, 7] = stones[6, 8] = stones[8, 8] = WHITE
+    stones[7, 8] = stones[6, 6] = BLACK
+    picture, psq = tmp_path / "white-first.png", tmp_path / "read.psq"
+    cv2.imwrite(str(picture), _flat_discs(stones, 40, (150, 200, 230), (40, 40, 40),
+                                          {BLACK: (20, 20, 20), WHITE: (245, 245, 245)}))
+    refused = _photo(str(picture))
+    assert refused.returncode == 1 and "white moves first" in refused.stderr
+    done = _photo(str(picture), "--first", "white", "--out", str(psq))
+    assert done.returncode == 0, done.stderr
+    record = parse_psq(psq.read_text(), result=GameResult.DRAW, reason="position")
+    assert [(m.x, m.y) for m in record.moves] == [(8, 6), (6, 6), (7, 7), (8, 7), (8, 8)]
 
 
 def test_cli_asks_a_brain_for_its_move() -> None:

@@ -12,15 +12,20 @@ theme's black stones) take the reading most of the evidence gives. A point unlik
 every other point (a lone stone of its colour) keeps the classifier's reading. (The
 reader takes the looks with the marks on stones' faces, such as move numbers,
 painted over.)
+
+And a program draws its two players' stones in two looks: where the counts read come
+from no game, the faces drawn on the board are split into their two colours, and kept
+where the counts then come from one (:func:`read_by_two_looks`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from arena.photo.stones import around, disc_offsets
+from arena.photo.position import BLACK, EMPTY, WHITE, count_problem
+from arena.photo.stones import CELL, around, disc_offsets
 
-__all__ = ["LOOK_RADIUS", "looks", "read_by_lookalikes"]
+__all__ = ["LOOK_RADIUS", "looks", "read_by_lookalikes", "read_by_two_looks"]
 
 #: Radius of the disc a point's look is taken over, in cells: a stone and its outline,
 #: short of its neighbours' (which start half a cell away at the closest).
@@ -36,7 +41,24 @@ NEAR_COPY = 16.0
 #: many times farther.
 CLEAR_MARGIN = 2.0
 
+#: Colour distance (BGR grey levels) of a point's face from the board's beyond which it
+#: is drawn on, at the least: a flat board's bare points lie within a few levels, a
+#: wood texture's within 36, stones 55 and more (cream on a light grey board).
+DRAWN = 40.0
+#: ... or this many times the bare points' median distance (a wood grain's).
+DRAWN_GRAIN = 4.0
+#: Each face at least this many times nearer its own look's mean than the other's, and
+#: the two means at least this far apart (BGR grey levels): one colour's stones drawn
+#: with a little shading differ by 20 (four black stones of a set-up position split
+#: into two and two, and were read as two of each), two players' colours by 140 or
+#: more (navy and teal, black and silver).
+TWO_LOOKS_APART, TWO_COLOURS = 2.0, 60.0
+#: The probability a point read by its look's colour is given.
+LOOK_CONFIDENCE = ANCHOR_CONFIDENCE
+
 _DISC = disc_offsets(0.0, LOOK_RADIUS)
+#: A stone's face, within a look's disc: clear of its outline and of lines' ends.
+_FACE = np.hypot(*_DISC) / CELL < 0.3
 
 
 def looks(canvas: np.ndarray, ys: np.ndarray, xs: np.ndarray) -> np.ndarray:
@@ -85,4 +107,74 @@ def read_by_lookalikes(p: np.ndarray, point_looks: np.ndarray) -> np.ndarray:
     unvouched = ~copies[:, anchors].any(axis=1) & (copies.sum(axis=1) > 1)
     pooled = (copies.astype(np.float64) @ p) / copies.sum(axis=1, keepdims=True)
     out[unvouched] = pooled[unvouched]
+    return out
+
+
+def _faces(point_looks: np.ndarray) -> np.ndarray:
+    """Each point's face colour: the median of its look's :data:`_FACE` pixels, per
+    channel (a line through the centre, a thin glyph, a highlight are outvoted)."""
+    pixels = point_looks.reshape(len(point_looks), -1, 3)[:, _FACE]
+    return np.median(pixels, axis=1)
+
+
+def _two_means(faces: np.ndarray) -> np.ndarray | None:
+    """Which of two colours each face is (0: the darker, 1: the lighter), where the
+    faces split so clearly that each is :data:`TWO_LOOKS_APART` times nearer its own
+    colour's mean than the other's, and the means lie :data:`TWO_COLOURS` apart; else
+    None."""
+    light = faces.mean(axis=1)
+    means = faces[[int(light.argmin()), int(light.argmax())]]
+    side = np.full(len(faces), -1)
+    for _ in range(20):  # two-means from the darkest and the lightest face
+        distance = np.linalg.norm(faces[:, None, :] - means[None], axis=2)
+        new = distance.argmin(axis=1)
+        if (new == side).all():
+            break
+        side = new
+        if side.min() == side.max():
+            return None
+        means = np.stack([faces[side == k].mean(axis=0) for k in (0, 1)])
+    if means[0].mean() > means[1].mean():
+        side, distance = 1 - side, distance[:, ::-1]
+    rows = np.arange(len(faces))
+    own, other = distance[rows, side], distance[rows, 1 - side]
+    apart = float(np.linalg.norm(means[1] - means[0])) >= TWO_COLOURS
+    return side if apart and (own * TWO_LOOKS_APART <= other).all() else None
+
+
+def read_by_two_looks(p: np.ndarray, point_looks: np.ndarray, negative: bool,
+                      first: int = BLACK) -> np.ndarray:
+    """The probabilities ``p`` of a flat picture's points whose reading no game whose
+    ``first`` colour moved first gives (:func:`arena.photo.position.count_problem`),
+    read again by the two looks a program draws its stones in: the points whose faces
+    are drawn on the board (read as stones, or far from the bare points' colour:
+    :data:`DRAWN`) split into two colours (:func:`_two_means`), the lighter white, the
+    darker black (the other way round on a board's ``negative``). Kept only where the
+    counts then come from a game; else ``p`` as it was. This mends a player's stones
+    all read as the other's (teal and navy discs read black) and stones as pale as the
+    board read empty (silver, cream), which the counts tell wrong where the looks tell
+    them apart."""
+    reading = p.argmax(axis=1)
+    if count_problem(int((reading == BLACK).sum()), int((reading == WHITE).sum()),
+                     first) is None:
+        return p
+    bare = reading == EMPTY
+    if not bare.any():
+        return p
+    faces = _faces(point_looks)
+    off = np.linalg.norm(faces - np.median(faces[bare], axis=0), axis=1)
+    drawn = ~bare | (off > max(DRAWN, DRAWN_GRAIN * float(np.median(off[bare]))))
+    if drawn.sum() < 2:
+        return p
+    side = _two_means(faces[drawn])
+    if side is None:
+        return p
+    lighter = BLACK if negative else WHITE
+    colours = np.where(side == 1, lighter, BLACK + WHITE - lighter)
+    if count_problem(int((colours == BLACK).sum()), int((colours == WHITE).sum()), first):
+        return p
+    out = p.copy()
+    doubt = (1 - LOOK_CONFIDENCE) / 2
+    out[drawn] = doubt
+    out[np.flatnonzero(drawn), colours] = LOOK_CONFIDENCE
     return out

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from arena.brainspec import parse_brain
 from arena.photo.errors import PhotoError
-from arena.photo.position import MIN_CONFIDENCE, Position
+from arena.photo.position import BLACK, MIN_CONFIDENCE, WHITE, Position
 from brain.game.board import MAX_SIZE, MIN_SIZE
 from driver.client import BrainError, BrainProcess
 from driver.judgement import Judgement, read_judgement
@@ -42,10 +42,14 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
                             "line, builtin:ENGINE[:LEVEL])")
     photo.add_argument("--out", metavar="FILE",
                        help="save the position: .sgf (setup stones AB/AW) or .psq (Piskvork; "
-                            "the stones as moves, black first)")
+                            "the stones as moves, the first colour's first)")
     photo.add_argument("--layout", choices=["points", "cells"],
                        help="where the stones stand: on the intersections (points) or in "
                             "the cells (default: decided from the stones)")
+    photo.add_argument("--first", choices=["black", "white"], default="black",
+                       help="the colour that moved first (default black, as in Gomoku; "
+                            "white in some programs): the counts of stones, the side to "
+                            "move and the saved moves' order follow it")
     photo.add_argument("--min-confidence", type=float, default=MIN_CONFIDENCE, metavar="P",
                        help=f"refuse the reading when a point's probability is below P "
                             f"(default {MIN_CONFIDENCE})")
@@ -115,13 +119,14 @@ def run(args: argparse.Namespace) -> int:
 
     source = Path(args.image)
     try:
-        reading = read_board(source, layout=args.layout)
+        reading = read_board(source, layout=args.layout,
+                             first=BLACK if args.first == "black" else WHITE)
         reading.verify(args.min_confidence)
     except PhotoError as exc:
         print(f"arena photo: cannot read a position from {source}: {exc}", file=sys.stderr)
         return 1
     position = reading.position
-    black, white = position.count(1), position.count(2)
+    black, white = position.count(BLACK), position.count(WHITE)
     where = "on the intersections" if position.layout == "points" else "in the cells"
     print(f"{source}: {position.size_text} board, stones {where}; {black} black (X), "
           f"{white} white (O); least confidence {position.confidence.min():.3f}; read in "
@@ -135,7 +140,7 @@ def run(args: argparse.Namespace) -> int:
             return 1
         print(f"saved to {args.out}")
     if args.brain:
-        to_move = "white" if black > white else "black"
+        to_move = "black" if position.to_move() == BLACK else "white"
         try:
             name, move, judgement = _ask(args.brain, position, args.rule, args.think)
         except (BrainError, PhotoError, ValueError) as exc:

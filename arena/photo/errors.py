@@ -53,4 +53,5 @@ class UncertainStones(PhotoError):
 
 
 class ImpossiblePosition(PhotoError):
-    """The stones read cannot come from a game (black moves first)."""
+    """The stones read cannot come from a game (the colour that moved first has as many
+    stones as the other or one more)."""

@@ -571,7 +571,10 @@ def _refine(lines: np.ndarray, grid: Grid) -> Grid:
             if best is None or score < best[0]:
                 best = (score, matrix, float(k1))
         assert best is not None
-        candidates = np.unique([best[2] - step, best[2], best[2] + step])
+        # No lens stays a candidate: the coarse window may take in a frame beside the
+        # outer lines and bend the fit (a flat screenshot, its board framed 0.4 cell
+        # out, was fitted with k1 -0.17), and the finer windows searched only near it.
+        candidates = np.unique([best[2] - step, best[2], best[2] + step, 0.0])
         grid = Grid(grid.lines_x, grid.lines_y, best[1] / best[1][2, 2], best[2], centre, norm,
                     best[0])
     return grid
@@ -1027,7 +1030,7 @@ def _loose_sides(lines: np.ndarray, gray: np.ndarray, grid: Grid) -> list[str]:
                                                 vertical, cell, span)
                   for vertical in (True, False) for span in (first, second)}
     long_arms = {vertical: _arms(long_reach[not vertical, first],
-                                 long_reach[not vertical, second])
+                                 long_reach[not vertical, second], both=True)
                  for vertical in (True, False)}
     loose = []
     for name, vertical, edge, outer_half, inner_half in (
@@ -1040,10 +1043,13 @@ def _loose_sides(lines: np.ndarray, gray: np.ndarray, grid: Grid) -> list[str]:
         # The half band inside the next line, next to it: where the lines reaching it run.
         reaching = reach[vertical, outer_half][1 if edge == 0 else -2]
         # A bare point of the outer line, where a crossing line runs on through the
-        # band's outer half to it and it runs on beside it, in long strokes (no digit's,
-        # no tile's edge, no margin's grain), tells a line. Not the whole band: where
-        # stones crowd the next line too, one on its point hides the inner half (a 9x9
-        # photo with 56 stones, both outer rows nearly full, was read as 9x7).
+        # band's outer half to it and it runs on beside it on both sides, in long
+        # strokes (no digit's, no tile's edge, no margin's grain; no letter's bar, which
+        # runs on one side of its stem: a row of letters as large as half a cell, a
+        # cell above a phone's board, was read as its 16th line), tells a line. Not the
+        # whole band: where stones crowd the next line too, one on its point hides the
+        # inner half (a 9x9 photo with 56 stones, both outer rows nearly full, was read
+        # as 9x7).
         runs = runs_of[not vertical]
         bare_point = ((long_reach[vertical, outer_half][edge]
                        > 0.7 * np.median(runs_of[vertical]))
@@ -1100,14 +1106,19 @@ def _upper_quartile(values: np.ndarray) -> float:
     return float(np.percentile(values, 75))
 
 
-def _arms(first: np.ndarray, second: np.ndarray) -> np.ndarray:
+def _arms(first: np.ndarray, second: np.ndarray, both: bool = False) -> np.ndarray:
     """Each line's response beside each crossing with the other family, the stronger of
-    its two arms there, shape ``(crossing lines, lines)``: ``first`` and ``second`` are
-    the lines' responses in the near and far halves of each band between two crossing
+    its two arms there (with ``both``, the weaker: the only one at the first and last
+    crossings), shape ``(crossing lines, lines)``: ``first`` and ``second`` are the
+    lines' responses in the near and far halves of each band between two crossing
     lines (:func:`_band_reach`, shape ``(crossing lines - 1, lines)``)."""
     found = np.zeros((first.shape[0] + 1, first.shape[1]))
     found[:-1] = first  # the arm past each crossing
-    found[1:] = np.maximum(found[1:], second)  # the arm before it
+    if both:
+        found[1:-1] = np.minimum(found[1:-1], second[:-1])  # and the arm before it
+        found[-1] = second[-1]
+    else:
+        found[1:] = np.maximum(found[1:], second)  # or the arm before it
     return found
 
 

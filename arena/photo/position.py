@@ -28,13 +28,19 @@ _SYMBOLS = {EMPTY: ".", BLACK: "X", WHITE: "O"}
 _SGF_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
-def count_problem(black: int, white: int) -> str | None:
-    """Why ``black`` black and ``white`` white stones cannot come from a game (black
-    moves first, so black has as many stones as white or one more), or ``None``."""
-    if black - white in (0, 1):
+def count_problem(black: int, white: int, first: int = BLACK) -> str | None:
+    """Why ``black`` black and ``white`` white stones cannot come from a game whose
+    ``first`` colour moved first (it has as many stones as the other or one more), or
+    ``None``."""
+    first_name, second_name = ("black", "white") if first == BLACK else ("white", "black")
+    ahead = black - white if first == BLACK else white - black
+    if ahead in (0, 1):
         return None
-    return (f"{black} black and {white} white stones cannot come from a game: black moves "
-            "first, so black has as many stones as white or one more")
+    hint = (" (in a program where white moves first, read it with white first)"
+            if first == BLACK and ahead == -1 else "")
+    return (f"{black} black and {white} white stones cannot come from a game: {first_name} "
+            f"moves first, so {first_name} has as many stones as {second_name} or one more"
+            f"{hint}")
 
 
 @dataclass(frozen=True)
@@ -45,6 +51,7 @@ class Position:
     stones: np.ndarray
     confidence: np.ndarray
     layout: Layout
+    first: int = BLACK  # the colour that moved first (black in Gomoku; some programs: white)
 
     @property
     def width(self) -> int:
@@ -66,21 +73,28 @@ class Position:
         ys, xs = np.nonzero(self.stones == colour)
         return [(int(x), int(y)) for y, x in zip(ys, xs, strict=True)]
 
+    def to_move(self) -> int:
+        """The colour whose turn it is: the one with fewer stones, the first on a tie."""
+        if self.count(BLACK) == self.count(WHITE):
+            return self.first
+        return BLACK if self.count(BLACK) < self.count(WHITE) else WHITE
+
     def moves(self) -> list[tuple[int, int]]:
-        """The stones as a move list a brain or a game record takes: black and white in
-        turn (black first), each colour row by row.
+        """The stones as a move list a brain or a game record takes: the two colours in
+        turn, :attr:`first` first, each colour row by row.
 
         :raises ValueError: the counts cannot come from a game (:func:`count_problem`).
         """
         black, white = self.points(BLACK), self.points(WHITE)
-        problem = count_problem(len(black), len(white))
+        problem = count_problem(len(black), len(white), self.first)
         if problem is not None:
             raise ValueError(problem)
+        leading, following = (black, white) if self.first == BLACK else (white, black)
         order: list[tuple[int, int]] = []
-        for k, point in enumerate(black):
+        for k, point in enumerate(leading):
             order.append(point)
-            if k < len(white):
-                order.append(white[k])
+            if k < len(following):
+                order.append(following[k])
         return order
 
     def diagram(self, *, uncertain_below: float = 0.0) -> str:
@@ -108,13 +122,14 @@ class Position:
             if points:
                 parts.append(prop + "".join(f"[{_SGF_LETTERS[x]}{_SGF_LETTERS[y]}]"
                                             for x, y in points))
-        parts.append("PL[W]" if self.count(BLACK) > self.count(WHITE) else "PL[B]")
+        parts.append("PL[B]" if self.to_move() == BLACK else "PL[W]")
         if comment:
             parts.append("C[" + comment.replace("\\", "\\\\").replace("]", "\\]") + "]")
         return "".join(parts) + ")\n"
 
     def to_psq(self) -> str:
-        """Piskvork ``.psq`` text: the stones as moves in turn (:meth:`moves`), 1-based.
+        """Piskvork ``.psq`` text: the stones as moves in turn (:meth:`moves`), 1-based
+        (a record has no colours: Piskvork shows the first player's stones black).
 
         :raises ValueError: the counts cannot come from a game.
         """

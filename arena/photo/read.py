@@ -19,7 +19,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from arena.photo.alike import looks, read_by_lookalikes
+from arena.photo.alike import looks, read_by_lookalikes, read_by_two_looks
 from arena.photo.errors import (
     BoardCutOff,
     ImpossiblePosition,
@@ -130,7 +130,8 @@ class Reading:
             found.append(f"{len(unsure)} point{'s' if len(unsure) > 1 else ''} could not be "
                          f"read with confidence (x,y: {shown}{more}): take the picture again, "
                          "sharper, straighter and more evenly lit")
-        counts = count_problem(self.position.count(1), self.position.count(2))
+        counts = count_problem(self.position.count(BLACK), self.position.count(WHITE),
+                               self.position.first)
         if counts is not None:
             found.append(counts)
         return found
@@ -147,7 +148,8 @@ class Reading:
         counts can come from a game.
 
         :raises UncertainStones: some points are in doubt (the message lists them).
-        :raises ImpossiblePosition: black has not as many stones as white or one more.
+        :raises ImpossiblePosition: the colour that moved first has not as many stones as
+            the other or one more.
         """
         unsure = self.uncertain(min_confidence)
         problems = self.problems(min_confidence)
@@ -846,12 +848,13 @@ def _layout(probabilities: dict[str, np.ndarray], measured: Measured, width: int
     return "cells" if longest > MAX_SIZE >= longest - 1 else "points"
 
 
-def read_board(image: np.ndarray | str | Path | bytes, layout: Layout | None = None
-               ) -> Reading:
+def read_board(image: np.ndarray | str | Path | bytes, layout: Layout | None = None,
+               first: int = BLACK) -> Reading:
     """Read the position on the board in ``image`` (a BGR array, a file, or its bytes).
 
     ``layout`` forces where the stones stand (``"points"``: on the intersections,
-    ``"cells"``: in the cells); by default the reader decides from the stones.
+    ``"cells"``: in the cells); by default the reader decides from the stones. ``first``
+    is the colour that moved first: black in Gomoku, white in some programs.
 
     :raises PhotoError: no position can be read (the subclass and message say why).
     """
@@ -872,6 +875,8 @@ def read_board(image: np.ndarray | str | Path | bytes, layout: Layout | None = N
     width, height = round(width * measured.scale), round(height * measured.scale)
     chosen: Layout = layout or _layout(probabilities, measured, width, height)
     p = probabilities[chosen]
+    if chosen in measured.looks:
+        p = read_by_two_looks(p, measured.looks[chosen], measured.negative, first)
     columns = grid.lines_x if chosen == "points" else grid.lines_x - 1
     rows = grid.lines_y if chosen == "points" else grid.lines_y - 1
     if chosen == "points":
@@ -882,6 +887,6 @@ def read_board(image: np.ndarray | str | Path | bytes, layout: Layout | None = N
     v, u = np.mgrid[0:rows, 0:columns].astype(np.float64) + shift
     x, y = grid.image_points(u, v)
     points = np.stack([x, y], axis=-1) / measured.scale
-    return Reading(Position(stones, confidence, chosen), points,
+    return Reading(Position(stones, confidence, chosen, first), points,
                    grid.cell_pixels() / measured.scale, time.perf_counter() - started)
 

@@ -34,6 +34,7 @@ const VIEW = `
     <div class="hint">Click a point to correct it: empty → black → white. Orange rings: points
       read with little confidence.</div>
     <div class="buttons">
+      <button id="photo-swap" title="for a program in which white moves first">Swap colours</button>
       <button id="photo-play" disabled>Play from here</button>
       <button id="photo-analyse" disabled>Open in the viewer</button>
       <button id="photo-other">Another picture</button>
@@ -86,7 +87,8 @@ function summary() {
   const lines = [];
   if (doubtful) lines.push(`${doubtful} point${doubtful > 1 ? "s" : ""} in doubt (orange): check them.`);
   if (!order) lines.push(`${black.length} black and ${white.length} white stones cannot come from a game ` +
-    "(black moves first): correct the stones.");
+    "(black moves first): correct the stones" +
+    (white.length - black.length === 1 ? ", or swap the colours if white moved first in the program shown." : "."));
   for (const text of lines) {
     const li = document.createElement("li");
     li.textContent = text;
@@ -210,6 +212,13 @@ export function wirePhoto() {
     $("photo-drop").hidden = false;
     $("photo-file").value = "";
     $("photo-file").click();
+  };
+  // A program in which white moves first: its first player's stones become black, as
+  // the board plays them.
+  $("photo-swap").onclick = () => {
+    if (!photo.stones) return;
+    photo.stones = photo.stones.map((row) => row.map((v) => (v === EMPTY ? v : BLACK + WHITE - v)));
+    render();
   };
   $("photo-play").onclick = () => {
     const {order} = moves();
