@@ -36,7 +36,7 @@ def count_problem(black: int, white: int, first: int = BLACK) -> str | None:
     ahead = black - white if first == BLACK else white - black
     if ahead in (0, 1):
         return None
-    hint = (" (in a program where white moves first, read it with white first)"
+    hint = (" (if white moves first in the program shown: arena photo --first white)"
             if first == BLACK and ahead == -1 else "")
     return (f"{black} black and {white} white stones cannot come from a game: {first_name} "
             f"moves first, so {first_name} has as many stones as {second_name} or one more"
@@ -129,7 +129,7 @@ class Position:
 
     def to_psq(self) -> str:
         """Piskvork ``.psq`` text: the stones as moves in turn (:meth:`moves`), 1-based
-        (a record has no colours: Piskvork shows the first player's stones black).
+        (a record has no colours, only the order: its first move is the first player's).
 
         :raises ValueError: the counts cannot come from a game.
         """
