@@ -46,7 +46,7 @@ import numpy as np
 
 from arena.photo.errors import PhotoError
 from arena.photo.fit import folder_pictures
-from arena.photo.position import BLACK, WHITE
+from arena.photo.position import COLOURS
 from arena.photo.read import read_board
 from arena.photo.synth import make_sample
 
@@ -133,7 +133,7 @@ def _read(image: np.ndarray | Path, first: str = "black"
     the reading is in doubt (``first``: the colour that moved first)."""
     started = time.perf_counter()
     try:
-        reading = read_board(image, first=BLACK if first == "black" else WHITE)
+        reading = read_board(image, first=COLOURS[first])
     except PhotoError as exc:
         return None, time.perf_counter() - started, str(exc), False
     seconds = time.perf_counter() - started

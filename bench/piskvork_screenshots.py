@@ -40,7 +40,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from arena.photo.position import BLACK, WHITE, Layout, Position
+from arena.photo.position import BLACK, COLOUR_NAMES, WHITE, Layout, Position
 from arena.photo.synth import random_position
 from brain.game.board import Board, Color
 
@@ -184,7 +184,7 @@ def shoot(piskvork: Path, count: int, out: Path, seed: int, prefix: Path,
                 name.with_suffix(".json").write_text(json.dumps(
                     {"stones": as_shown(stones, first).astype(int).tolist(),
                      "layout": layout, "skin": skin, "coordinates": bool(coordinates),
-                     "framed": framed, "first": "black" if first == BLACK else "white"}))
+                     "framed": framed, "first": COLOUR_NAMES[first]}))
                 written.append(name.with_suffix(".png"))
     finally:
         screen.close()

@@ -142,6 +142,13 @@ def _two_means(faces: np.ndarray) -> np.ndarray | None:
     return side if apart and (own * TWO_LOOKS_APART <= other).all() else None
 
 
+def _no_game(classes: np.ndarray, first: int) -> bool:
+    """Whether the classes read (one a point) give counts that no game whose ``first``
+    colour moved first reaches."""
+    black, white = int((classes == BLACK).sum()), int((classes == WHITE).sum())
+    return count_problem(black, white, first) is not None
+
+
 def read_by_two_looks(p: np.ndarray, point_looks: np.ndarray, negative: bool,
                       first: int = BLACK) -> np.ndarray:
     """The probabilities ``p`` of a flat picture's points whose reading no game whose
@@ -155,8 +162,7 @@ def read_by_two_looks(p: np.ndarray, point_looks: np.ndarray, negative: bool,
     board read empty (silver, cream), which the counts tell wrong where the looks tell
     them apart."""
     reading = p.argmax(axis=1)
-    if count_problem(int((reading == BLACK).sum()), int((reading == WHITE).sum()),
-                     first) is None:
+    if not _no_game(reading, first):
         return p
     bare = reading == EMPTY
     if not bare.any():
@@ -171,7 +177,7 @@ def read_by_two_looks(p: np.ndarray, point_looks: np.ndarray, negative: bool,
         return p
     lighter = BLACK if negative else WHITE
     colours = np.where(side == 1, lighter, BLACK + WHITE - lighter)
-    if count_problem(int((colours == BLACK).sum()), int((colours == WHITE).sum()), first):
+    if _no_game(colours, first):
         return p
     out = p.copy()
     doubt = (1 - LOOK_CONFIDENCE) / 2

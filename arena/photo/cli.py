@@ -15,7 +15,7 @@ from pathlib import Path
 
 from arena.brainspec import parse_brain
 from arena.photo.errors import PhotoError
-from arena.photo.position import BLACK, MIN_CONFIDENCE, WHITE, Position
+from arena.photo.position import BLACK, COLOUR_NAMES, COLOURS, MIN_CONFIDENCE, WHITE, Position
 from brain.game.board import MAX_SIZE, MIN_SIZE
 from driver.client import BrainError, BrainProcess
 from driver.judgement import Judgement, read_judgement
@@ -46,7 +46,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
     photo.add_argument("--layout", choices=["points", "cells"],
                        help="where the stones stand: on the intersections (points) or in "
                             "the cells (default: decided from the stones)")
-    photo.add_argument("--first", choices=["black", "white"], default="black",
+    photo.add_argument("--first", choices=list(COLOURS), default="black",
                        help="the colour that moved first (default black, as in Gomoku; "
                             "white in some programs): the counts of stones, the side to "
                             "move and the saved moves' order follow it")
@@ -119,8 +119,7 @@ def run(args: argparse.Namespace) -> int:
 
     source = Path(args.image)
     try:
-        reading = read_board(source, layout=args.layout,
-                             first=BLACK if args.first == "black" else WHITE)
+        reading = read_board(source, layout=args.layout, first=COLOURS[args.first])
         reading.verify(args.min_confidence)
     except PhotoError as exc:
         print(f"arena photo: cannot read a position from {source}: {exc}", file=sys.stderr)
@@ -140,7 +139,7 @@ def run(args: argparse.Namespace) -> int:
             return 1
         print(f"saved to {args.out}")
     if args.brain:
-        to_move = "black" if position.to_move() == BLACK else "white"
+        to_move = COLOUR_NAMES[position.to_move()]
         try:
             name, move, judgement = _ask(args.brain, position, args.rule, args.think)
         except (BrainError, PhotoError, ValueError) as exc:

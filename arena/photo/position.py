@@ -12,8 +12,8 @@ from typing import Literal
 
 import numpy as np
 
-__all__ = ["BLACK", "EMPTY", "MIN_CONFIDENCE", "TRADED", "WHITE", "Layout", "Position",
-           "count_problem"]
+__all__ = ["BLACK", "COLOURS", "COLOUR_NAMES", "EMPTY", "MIN_CONFIDENCE", "TRADED", "WHITE",
+           "Layout", "Position", "count_problem"]
 
 EMPTY, BLACK, WHITE = 0, 1, 2
 #: Each colour with black and white traded, by index (a board's negative shows its
@@ -25,6 +25,9 @@ MIN_CONFIDENCE = 0.8
 #: or in the cells between them (paper, Piskvork).
 Layout = Literal["points", "cells"]
 _SYMBOLS = {EMPTY: ".", BLACK: "X", WHITE: "O"}
+#: The stones' colours by name (``--first``, the labels' ``"first"``), and back.
+COLOURS = {"black": BLACK, "white": WHITE}
+COLOUR_NAMES = {colour: name for name, colour in COLOURS.items()}
 _SGF_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
@@ -32,7 +35,7 @@ def count_problem(black: int, white: int, first: int = BLACK) -> str | None:
     """Why ``black`` black and ``white`` white stones cannot come from a game whose
     ``first`` colour moved first (it has as many stones as the other or one more), or
     ``None``."""
-    first_name, second_name = ("black", "white") if first == BLACK else ("white", "black")
+    first_name, second_name = COLOUR_NAMES[first], COLOUR_NAMES[BLACK + WHITE - first]
     ahead = black - white if first == BLACK else white - black
     if ahead in (0, 1):
         return None
