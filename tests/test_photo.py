@@ -8,6 +8,7 @@ arena photo`` as a real subprocess, with a real brain asked for its move.
 
 from __future__ import annotations
 
+import itertools
 import json
 import subprocess
 import sys
@@ -369,6 +370,80 @@ def test_a_framed_flat_board_is_fitted_without_a_lens() -> None:
         cv2.circle(picture, (left + x * cell + cell // 2, top + y * cell + cell // 2),
                    round(0.38 * cell), colour, -1, cv2.LINE_AA)
     assert measure(picture).grid.k1 == 0.0
+    reading = read_board(picture)
+    assert reading.position.stones.tolist() == stones.tolist()
+    assert reading.problems() == []
+
+
+def test_a_board_drawn_to_the_pictures_edges_is_read_whole() -> None:
+    """A board's canvas saved alone, its outer lines drawn thick on the picture's first
+    and last pixels, stones on them cut in half by its edges: a line there was a dark
+    band to the line filter, no stroke (15x15 read as 13x13), and a stone on it would
+    have been refused as cut off; the board is read mirrored about those lines."""
+    stones = random_position(np.random.default_rng(0), 15, 15)
+    stones[0, 3] = stones[9, 14] = BLACK
+    stones[14, 9] = stones[6, 0] = WHITE
+    cell, pad = 40, (1, 1, 1, 1)
+    picture = _program_board(stones, cell, 0.46, _plain(15, 15, cell, pad, (225, 237, 243)),
+                             pad, white=240)
+    height, width = picture.shape[:2]
+    cv2.rectangle(picture, (0, 0), (width - 1, height - 1), (0, 0, 0), 3)
+    reading = read_board(picture)
+    assert reading.position.layout == "points"
+    assert reading.position.stones.tolist() == stones.tolist()
+    assert reading.problems() == []
+
+
+def test_letters_x_and_o_on_a_dark_screen_are_read() -> None:
+    """A caro program's window: white lines on black, the board's left line on the
+    picture's first pixels and its right one on the last, red letters X and yellow
+    letters O of a font in the cells. The letters are faint in grey (the red 76 of 255)
+    and strong in their own colours; the X is steeper than a pen's cross, the O an oval
+    with a small hole; and the fit took the picture's edge, repeated past it, for the
+    left line (its grid skewed off the picture, refused as cut off)."""
+    stones = random_position(np.random.default_rng(5), 8, 8)
+    cell, bar = 50, 30
+    picture = np.zeros((8 * cell + 2 * bar, 8 * cell + 1, 3), np.uint8)
+    picture[:bar] = (60, 60, 60)
+    for k in range(9):
+        cv2.line(picture, (k * cell, bar), (k * cell, bar + 8 * cell), (255, 255, 255), 2)
+        cv2.line(picture, (0, bar + k * cell), (8 * cell, bar + k * cell), (255, 255, 255), 2)
+    (wide, high), _ = cv2.getTextSize("O", cv2.FONT_HERSHEY_SIMPLEX, 1.3, 3)
+    for y, x in np.argwhere(stones):
+        cx, cy = x * cell + cell // 2, bar + y * cell + cell // 2
+        if stones[y, x] == WHITE:
+            cv2.putText(picture, "O", (cx - wide // 2, cy + high // 2), cv2.FONT_HERSHEY_SIMPLEX,
+                        1.3, (0, 230, 230), 3, cv2.LINE_AA)
+            continue
+        for turn in (-1, 1):  # a letter X, 0.4 cell wide and 0.58 high
+            cv2.line(picture, (cx - 10, cy - turn * 15), (cx + 10, cy + turn * 15), (0, 0, 230), 4,
+                     cv2.LINE_AA)
+    reading = read_board(picture)
+    assert reading.position.layout == "cells"
+    assert reading.position.stones.tolist() == stones.tolist()
+    assert reading.position.count(BLACK) > 10 and reading.problems() == []
+
+
+def test_red_and_blue_stones_among_star_points_are_read() -> None:
+    """A program that plays red discs against blue ones on a board with thick outer
+    lines and nine square star points: the star points passed for small stones (the
+    board was measured magnified, every stone a blob), their dark faces made a third
+    look beside the two colours, and red and blue, as light as each other by the mean
+    of their channels, gave the split in two no start. The lighter colour in grey,
+    red, is white."""
+    stones = random_position(np.random.default_rng(8), 15, 15)
+    cell, pad = 30, (40, 40, 40, 40)
+    picture = _plain(15, 15, cell, pad, (140, 190, 225))
+    for k in range(15):
+        width = 4 if k in (0, 14) else 2
+        cv2.line(picture, (40 + k * cell, 40), (40 + k * cell, 40 + 14 * cell), (0, 0, 0), width)
+        cv2.line(picture, (40, 40 + k * cell), (40 + 14 * cell, 40 + k * cell), (0, 0, 0), width)
+    for y, x in itertools.product((3, 7, 11), repeat=2):
+        cv2.rectangle(picture, (40 + x * cell - 4, 40 + y * cell - 4),
+                      (40 + x * cell + 4, 40 + y * cell + 4), (0, 0, 0), -1)
+    for y, x in np.argwhere(stones):
+        colour = (255, 0, 0) if stones[y, x] == BLACK else (0, 0, 255)
+        cv2.circle(picture, (40 + x * cell, 40 + y * cell), 13, colour, -1, cv2.LINE_AA)
     reading = read_board(picture)
     assert reading.position.stones.tolist() == stones.tolist()
     assert reading.problems() == []

@@ -117,15 +117,26 @@ def _faces(point_looks: np.ndarray) -> np.ndarray:
     return np.median(pixels, axis=1)
 
 
+def _lightness(colour: np.ndarray) -> tuple[float, float]:
+    """How light a BGR colour is: the mean of its channels (Piskvork's wood skin draws
+    the first player's crosses red and the second's rings dark blue, its faces over the
+    wood lighter by that mean where red and blue lie in grey the other way), and where
+    that ties (red and blue discs), grey's (blue darker than red)."""
+    return float(colour.mean()), float(colour @ np.array([0.114, 0.587, 0.299]))
+
+
 def _two_means(faces: np.ndarray) -> np.ndarray | None:
     """Which of two colours each face is (0: the darker, 1: the lighter), where the
     faces split so clearly that each is :data:`TWO_LOOKS_APART` times nearer its own
     colour's mean than the other's, and the means lie :data:`TWO_COLOURS` apart; else
     None."""
-    light = faces.mean(axis=1)
-    means = faces[[int(light.argmin()), int(light.argmax())]]
+    # Two-means from two faces far apart: the one farthest from them all, and the one
+    # farthest from it (the darkest and the lightest are no pair where the colours are
+    # as light as each other: red and blue discs).
+    start = int(np.linalg.norm(faces - faces.mean(axis=0), axis=1).argmax())
+    means = faces[[start, int(np.linalg.norm(faces - faces[start], axis=1).argmax())]]
     side = np.full(len(faces), -1)
-    for _ in range(20):  # two-means from the darkest and the lightest face
+    for _ in range(20):
         distance = np.linalg.norm(faces[:, None, :] - means[None], axis=2)
         new = distance.argmin(axis=1)
         if (new == side).all():
@@ -134,7 +145,7 @@ def _two_means(faces: np.ndarray) -> np.ndarray | None:
         if side.min() == side.max():
             return None
         means = np.stack([faces[side == k].mean(axis=0) for k in (0, 1)])
-    if means[0].mean() > means[1].mean():
+    if _lightness(means[0]) > _lightness(means[1]):
         side, distance = 1 - side, distance[:, ::-1]
     rows = np.arange(len(faces))
     own, other = distance[rows, side], distance[rows, 1 - side]
@@ -150,7 +161,7 @@ def _no_game(classes: np.ndarray, first: int) -> bool:
 
 
 def read_by_two_looks(p: np.ndarray, point_looks: np.ndarray, negative: bool,
-                      first: int = BLACK) -> np.ndarray:
+                      first: int = BLACK, stars: np.ndarray | None = None) -> np.ndarray:
     """The probabilities ``p`` of a flat picture's points whose reading no game whose
     ``first`` colour moved first gives (:func:`arena.photo.position.count_problem`),
     read again by the two looks a program draws its stones in: the points whose faces
@@ -160,7 +171,8 @@ def read_by_two_looks(p: np.ndarray, point_looks: np.ndarray, negative: bool,
     counts then come from a game; else ``p`` as it was. This mends a player's stones
     all read as the other's (teal and navy discs read black) and stones as pale as the
     board read empty (silver, cream), which the counts tell wrong where the looks tell
-    them apart."""
+    them apart. ``stars``: the points where the board draws its star points, a dot or
+    a square, which are drawn faces too but no stones unless read as stones."""
     reading = p.argmax(axis=1)
     if not _no_game(reading, first):
         return p
@@ -169,7 +181,10 @@ def read_by_two_looks(p: np.ndarray, point_looks: np.ndarray, negative: bool,
         return p
     faces = _faces(point_looks)
     off = np.linalg.norm(faces - np.median(faces[bare], axis=0), axis=1)
-    drawn = ~bare | (off > max(DRAWN, DRAWN_GRAIN * float(np.median(off[bare]))))
+    drawn = off > max(DRAWN, DRAWN_GRAIN * float(np.median(off[bare])))
+    if stars is not None:
+        drawn &= ~stars
+    drawn |= ~bare
     if drawn.sum() < 2:
         return p
     side = _two_means(faces[drawn])

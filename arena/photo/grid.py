@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -35,7 +35,7 @@ import numpy as np
 from arena.photo.errors import BoardCutOff, NoBoardFound
 
 __all__ = ["MIN_LINES", "Grid", "check_margin", "find_grid", "flat_grid", "lattice_run", "line_map",
-           "profile_peaks", "sides_out", "strokes_along"]
+           "lines_on_edges", "profile_peaks", "sides_out", "strokes_along"]
 
 #: A Gomoku board needs at least 5 lines each way.
 MIN_LINES = 5
@@ -46,11 +46,22 @@ MAX_LINES = 40
 LINE_KERNEL = 11
 
 
-def line_map(gray: np.ndarray, dark_lines: bool = True) -> np.ndarray:
-    """Thin strokes of ``gray`` (float32, 0-255): dark ones (black-hat) or light ones."""
+def line_map(gray: np.ndarray, dark_lines: bool = True, padded: Collection[str] = ()
+             ) -> np.ndarray:
+    """Thin strokes of ``gray`` (float32, 0-255): dark ones (black-hat) or light ones.
+
+    Past the ``padded`` sides the picture is taken as continued by its median grey: a
+    line drawn on its first or last pixels there (a board's canvas saved alone) is then
+    a stroke between that and the board, not a band reaching the edge, which the filter
+    cannot tell from a dark region."""
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (LINE_KERNEL, LINE_KERNEL))
     op = cv2.MORPH_BLACKHAT if dark_lines else cv2.MORPH_TOPHAT
-    return cv2.morphologyEx(cv2.GaussianBlur(gray, (0, 0), 0.7), op, kernel)
+    top, bottom, left, right = (LINE_KERNEL * (side in padded)
+                                for side in ("top", "bottom", "left", "right"))
+    blurred = cv2.copyMakeBorder(cv2.GaussianBlur(gray, (0, 0), 0.7), top, bottom, left, right,
+                                 cv2.BORDER_CONSTANT, value=float(np.median(gray)))
+    found = cv2.morphologyEx(blurred, op, kernel)
+    return found[top:found.shape[0] - bottom, left:found.shape[1] - right]
 
 
 @dataclass(frozen=True)
@@ -79,13 +90,22 @@ class Grid:
         return _distort(xu, yu, self.k1, self.centre, self.norm)
 
     def warp(self, image: np.ndarray, cell: int, margin: float = 1.0,
-             outside: float | None = None) -> np.ndarray:
+             outside: float | None = None, mirrored: Collection[str] = ()) -> np.ndarray:
         """The board as a square canvas: line ``i`` at pixel ``(i + margin) * cell``;
-        pixels from beyond the picture repeat its edge, or are ``outside`` if given."""
+        pixels from beyond the picture repeat its edge, or are ``outside`` if given.
+        Past the outer line of each ``mirrored`` side the canvas shows the board
+        mirrored about that line."""
         width = round((self.lines_x - 1 + 2 * margin) * cell) + 1
         height = round((self.lines_y - 1 + 2 * margin) * cell) + 1
         ys, xs = np.mgrid[0:height, 0:width].astype(np.float64)
-        mx, my = self.image_points(xs / cell - margin, ys / cell - margin)
+        u, v = xs / cell - margin, ys / cell - margin
+        last_u, last_v = self.lines_x - 1.0, self.lines_y - 1.0
+        for side, (along, outer) in {"left": (u, 0.0), "right": (u, last_u),
+                                     "top": (v, 0.0), "bottom": (v, last_v)}.items():
+            if side in mirrored:
+                past = along < outer if outer == 0.0 else along > outer
+                along[past] = 2 * outer - along[past]
+        mx, my = self.image_points(u, v)
         if outside is None:
             return cv2.remap(image, mx.astype(np.float32), my.astype(np.float32),
                              cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
@@ -519,7 +539,7 @@ class _Model:
 def _observe(lines: np.ndarray, grid: Grid, window: float) -> tuple[np.ndarray, ...]:
     """Points of the line map near each predicted line: (points, index, vertical)."""
     cell = 16
-    canvas = grid.warp(lines, cell, margin=0.5)
+    canvas = grid.warp(lines, cell, margin=0.5, outside=0.0)  # no line beyond the picture
     reach = max(2, round(window * cell))
     found_points, found_index, found_vertical, found_value = [], [], [], []
     for vertical, count, other in ((True, grid.lines_x, grid.lines_y),
@@ -833,9 +853,11 @@ def find_grid(gray: np.ndarray, lines: np.ndarray, dark_lines: bool = True, seed
                 partial, crossed = _t_junctions(lines, gray, dark_lines, kept)
                 if partial / max(crossed, 1) <= max(share, CLEAR_CROSSINGS):
                     grid = kept
-    completed = _complete(lines, gray, grid)
+    completed = _complete(lines, gray, dark_lines, grid)
     if completed is not grid:
-        grid = _refine(lines, completed)
+        # (Lines added on the picture's last pixels are fitted where they are strokes.)
+        edges = lines_on_edges(completed, width, height)
+        grid = _refine(line_map(gray, dark_lines, padded=edges) if edges else lines, completed)
     grid = _orient(grid)
     try:
         # (An outer line on the picture's last pixels is in it: a screenshot of a
@@ -1175,10 +1197,10 @@ def _resize(grid: Grid, side: str, lines: int) -> Grid:
     return Grid(lines_x, lines_y, matrix, grid.k1, grid.centre, grid.norm, grid.residual)
 
 
-def _complete(lines: np.ndarray, gray: np.ndarray, grid: Grid) -> Grid:
+def _complete(lines: np.ndarray, gray: np.ndarray, dark_lines: bool, grid: Grid) -> Grid:
     """Add the lines the lattice search missed at the grid's sides (the other family
     runs on past them); raise :class:`BoardCutOff` where the grid runs on off the
-    picture."""
+    picture. ``lines`` is the line map of ``gray`` for lines ``dark_lines``."""
     height, width = lines.shape
     for _ in range(MAX_LINES):
         extended = False
@@ -1208,7 +1230,12 @@ def _complete(lines: np.ndarray, gray: np.ndarray, grid: Grid) -> Grid:
                 raise BoardCutOff.on(side)
             if max(bigger.lines_x, bigger.lines_y) > MAX_LINES:
                 raise NoBoardFound("no grid of at most 40 lines each way found")
-            if side in _loose_sides(lines, gray, bigger):
+            judged = lines
+            if side in lines_on_edges(bigger, width, height):
+                # A line on the picture's last pixels shows as a band reaching its edge
+                # to the filter, no stroke: it is asked where the picture is continued.
+                judged = line_map(gray, dark_lines, padded=(side,))
+            if side in _loose_sides(judged, gray, bigger):
                 continue  # not a line: a row of coordinates, a bar of the window
             grid, extended = bigger, True
         if not extended:
@@ -1339,13 +1366,23 @@ def _t_junctions(lines: np.ndarray, gray: np.ndarray, dark_lines: bool, grid: Gr
     return partial, crossed
 
 
-def check_margin(grid: Grid, width: int, height: int, margin: float) -> None:
+def check_margin(grid: Grid, width: int, height: int, margin: float,
+                 waived: Collection[str] = ()) -> None:
     """Raise :class:`BoardCutOff` unless the grid and ``margin`` cells around it (where
-    the outer stones lie) are wholly in a picture of ``width`` by ``height``."""
-    sides = sides_out(grid, width, height, margin)
+    the outer stones lie) are wholly in a picture of ``width`` by ``height``, but on
+    the ``waived`` sides."""
+    sides = [side for side in sides_out(grid, width, height, margin) if side not in waived]
     if sides:
         raise BoardCutOff(f"the board runs off the picture ({', '.join(sides)}): take it "
                           "again with the whole board and a margin around it in the frame")
+
+
+def lines_on_edges(grid: Grid, width: int, height: int) -> list[str]:
+    """The sides of a picture of ``width`` by ``height`` that end on the grid's outer
+    line (less than :data:`EDGE_SEEN` of a cell past it): a board's canvas saved alone,
+    whose outer lines are drawn on its first and last pixels; a stone on such a line
+    shows half of itself, and the picture mirrored past its edge shows it whole."""
+    return sides_out(grid, width, height, EDGE_SEEN)
 
 
 def sides_out(grid: Grid, width: int, height: int, margin: float) -> list[str]:

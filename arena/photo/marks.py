@@ -13,6 +13,8 @@ is neither: the stroke map keeps strokes thinner than a stone.
 
 from __future__ import annotations
 
+import itertools
+
 import cv2
 import numpy as np
 
@@ -47,16 +49,31 @@ def _rays(angles: np.ndarray, inner: float, outer: float) -> tuple[np.ndarray, n
     return dy, dx
 
 
-#: The four arms of a cross, and the directions between its arms and the grid's lines
-#: (a cross's arms run along the diagonals; on a board played on the intersections the
-#: grid lines run along the axes through the point).
-_ARMS = _rays(np.radians([45.0, 135.0, 225.0, 315.0]), 0.12, 0.36)
-_ARMS_INNER = _rays(np.radians([45.0, 135.0, 225.0, 315.0]), 0.1, 0.24)
+#: The angles (degrees from the rows) a cross's arms may run at: a pen's cross along
+#: the diagonals, a letter X of a font in a cell steeper (taller than it is wide: 55
+#: degrees in a caro program's).
+CROSS_ANGLES = (45.0, 55.0)
+
+
+def _cross_rays(angle: float) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
+    """The four arms of a cross whose arms run at ``angle`` degrees from the rows (from
+    its centre out, and their inner part), and the directions half way between its arms
+    and the grid's lines (on a board played on the intersections the grid lines run
+    along the axes through the point)."""
+    arms = np.radians([angle, 180.0 - angle, 180.0 + angle, 360.0 - angle])
+    halves = [angle / 2, (angle + 90.0) / 2]
+    between = np.radians([base + half for base in (0.0, 180.0) for half in halves]
+                         + [base - half for base in (180.0, 360.0) for half in halves])
+    return _rays(arms, 0.12, 0.36), _rays(arms, 0.1, 0.24), _rays(between, 0.26, 0.36)
+
+
+_CROSSES = [_cross_rays(angle) for angle in CROSS_ANGLES]
+#: Where a cross's centre may lie off a cell's, in canvas pixels: a letter is set on
+#: its font's baseline, a pixel or two off the middle of its cell.
+CROSS_SHIFTS = list(itertools.product((-2, 0, 2), repeat=2))
 #: The centre of a point, where a cross's strokes meet (a ring of a stone's drawing
 #: leaves it bare).
 _HUB = tuple(offset.ravel()[None, :] for offset in np.mgrid[-2:3, -2:3])
-_BETWEEN = _rays(np.radians([22.5, 67.5, 112.5, 157.5, 202.5, 247.5, 292.5, 337.5]),
-                 0.26, 0.36)
 #: Directions round the centre for a ring, from a little inside a stone's radius to a
 #: little outside it; and the ring's inside along the diagonals (clear of the grid
 #: lines through an intersection), where a ring leaves bare board.
@@ -84,17 +101,25 @@ _THICK_BETWEEN = _rays(np.radians([0.0, 90.0, 180.0, 270.0]), 0.26, 0.4)
 THICK_ARMS, THICK_BETWEEN = 0.8, 0.4
 
 
-def mark_strokes(canvas: np.ndarray, width: int = STROKE_KERNEL) -> np.ndarray:
+def mark_strokes(canvas: np.ndarray, width: int = STROKE_KERNEL, by_colour: bool = False
+                 ) -> np.ndarray:
     """The dark strokes narrower than ``width`` pixels of a BGR canvas (float32), in its
     own colours: a red or blue mark on a grey or wooden board is darker than the board
-    in grey."""
-    gray = cv2.cvtColor(canvas, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    in grey. ``by_colour``: the strongest of its colour channels' strokes, for a screen's
+    clean colours (a red cross on a black board is faint in grey, 76 of 255 in the
+    negative it is read on, and as strong as the lines in its own channel)."""
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (width, width))
+    if by_colour:
+        return np.max([cv2.morphologyEx(canvas[:, :, channel].astype(np.float32),
+                                        cv2.MORPH_BLACKHAT, kernel) for channel in range(3)],
+                      axis=0)
+    gray = cv2.cvtColor(canvas, cv2.COLOR_BGR2GRAY).astype(np.float32)
     return cv2.morphologyEx(gray, cv2.MORPH_BLACKHAT, kernel)
 
 
 def read_marks(strokes: np.ndarray, thick_strokes: np.ndarray, ys: np.ndarray,
-               xs: np.ndarray, level: float, layout: Layout) -> np.ndarray:
+               xs: np.ndarray, level: float, layout: Layout, screen: bool = False
+               ) -> np.ndarray:
     """The mark at each point centred at canvas pixels ``(ys, xs)`` of a ``layout``:
     ``BLACK`` for a cross, ``WHITE`` for a ring, ``EMPTY`` for neither. ``strokes`` and
     ``thick_strokes`` are the canvas's :func:`mark_strokes` of the default width and of
@@ -102,7 +127,7 @@ def read_marks(strokes: np.ndarray, thick_strokes: np.ndarray, ys: np.ndarray,
     lines'). Rings and thick crosses are looked for in the cells only: on an
     intersection the lines through it, crossed by the grain of a photo, make rings
     enough, and the stone classifier reads a ring drawn there (a white stone's outline)
-    itself."""
+    itself. On a ``screen`` (a screenshot) a letter O of a font is a ring too."""
     pad = CELL
     on = cv2.copyMakeBorder((strokes > STROKE * level).astype(np.uint8), pad, pad, pad, pad,
                             cv2.BORDER_CONSTANT, value=0)
@@ -119,8 +144,6 @@ def read_marks(strokes: np.ndarray, thick_strokes: np.ndarray, ys: np.ndarray,
     strong = cv2.dilate(cv2.copyMakeBorder((strokes > CROSS_STROKE * level).astype(np.uint8),
                                            pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0),
                         np.ones((3, 3), np.uint8))
-    arms = along(strong, _ARMS).min(axis=1)
-    between = along(on, _BETWEEN).max(axis=1)
     # Per direction round the centre, the radius a ring's stroke is first met at.
     met = near[py + _ROUND[0][None], px + _ROUND[1][None]] > 0
     first = np.where(met.any(axis=2), met.argmax(axis=2), -1).astype(float)
@@ -134,10 +157,19 @@ def read_marks(strokes: np.ndarray, thick_strokes: np.ndarray, ys: np.ndarray,
     # A cross's strokes run from its centre and stand out from the directions between
     # them; a stone's outline circles its centre alike in every direction, and the
     # outlines of four stones round an empty point cross its diagonals off its centre.
-    inner = along(strong, _ARMS_INNER).min(axis=1)
     hub = strong[py + _HUB[0][None], px + _HUB[1][None]].mean(axis=2)[:, 0]
-    cross = (arms > CROSS_ARMS) & (inner > CROSS_ARMS) & (hub > CROSS_ARMS) \
-        & (between < CROSS_BETWEEN) & (arms - between >= CROSS_STANDS_OUT)
+    cross = np.zeros(len(ys), bool)
+    # A letter is looked for in the cells only: on a stone on an intersection, a move
+    # number's strokes passed for a letter X off its centre.
+    letters = layout == "cells"
+    for (dy, dx), rays in itertools.product(CROSS_SHIFTS if letters else [(0, 0)],
+                                            _CROSSES if letters else _CROSSES[:1]):
+        arm_rays, inner_rays, between_rays = ((ray[0] + dy, ray[1] + dx) for ray in rays)
+        arms = along(strong, arm_rays).min(axis=1)
+        inner = along(strong, inner_rays).min(axis=1)
+        between = along(on, between_rays).max(axis=1)
+        cross |= (arms > CROSS_ARMS) & (inner > CROSS_ARMS) & (hub > CROSS_ARMS) \
+            & (between < CROSS_BETWEEN) & (arms - between >= CROSS_STANDS_OUT)
     # A thick cross: the thin map sees only the outline of its arms, hollow; the thick
     # one sees the arms whole, through the centre.
     thick_on = cv2.copyMakeBorder((thick_strokes > CROSS_STROKE * level).astype(np.uint8),
@@ -157,8 +189,13 @@ def read_marks(strokes: np.ndarray, thick_strokes: np.ndarray, ys: np.ndarray,
     hole_spread = np.subtract(*np.percentile(hole, [75, 25], axis=1))
     thick = ((in_hole & body).mean(axis=1) >= RING_COVER) & (hole_spread <= RING_SPREAD) \
         & (hub < CROSS_ARMS)
+    # A letter O of a font on a screen: an oval, its hole narrower than it is tall and a
+    # pixel or two off the cell's centre (its font's baseline), but closed all round
+    # within a stone's reach, with bare board in it.
+    letter = screen & (hole < out.shape[2] / CELL).all(axis=1) \
+        & (hole.min(axis=1) >= THICK_HOLE[0]) & (hub < CROSS_ARMS)
     ring = (((round_cover >= RING_COVER) & (spread <= RING_SPREAD) & (core < RING_CORE))
-            | thick) & ~cross & (layout == "cells")
+            | thick | letter) & ~cross & (layout == "cells")
     found = np.full(len(ys), EMPTY, np.int8)
     found[cross] = BLACK
     found[ring] = WHITE

@@ -37,9 +37,16 @@ from arena.photo.grid import (
     line_colours,
     line_map,
     line_segments,
+    lines_on_edges,
     sides_out,
 )
-from arena.photo.marks import MARK_CONFIDENCE, THICK_KERNEL, mark_strokes, read_marks
+from arena.photo.marks import (
+    MARK_CONFIDENCE,
+    STROKE_KERNEL,
+    THICK_KERNEL,
+    mark_strokes,
+    read_marks,
+)
 from arena.photo.position import (
     BLACK,
     EMPTY,
@@ -635,8 +642,11 @@ def _canvases(work: np.ndarray, grid: Grid, cell: int
               ) -> tuple[np.ndarray, np.ndarray, dict[Layout, tuple[np.ndarray, np.ndarray]]]:
     """The board of ``work`` (BGR) warped to ``cell`` pixels a cell with a cell's margin,
     the same in grey (float32) with the marks on its points painted over, and the
-    canvas pixel centres of each layout's points."""
-    canvas = grid.warp(work, cell, margin=1.0)
+    canvas pixel centres of each layout's points. Where the picture ends on an outer
+    line, the board is mirrored about it (:func:`lines_on_edges`)."""
+    height, width = work.shape[:2]
+    canvas = grid.warp(work, cell, margin=1.0,
+                       mirrored=lines_on_edges(grid, width, height))
     centres: dict[Layout, tuple[np.ndarray, np.ndarray]] = {
         layout: lattice_centres(grid.lines_x, grid.lines_y, 1.0, layout, cell)
         for layout in ("points", "cells")}
@@ -652,6 +662,40 @@ _STROKE_KERNEL = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7))
 def _strokes(gray: np.ndarray) -> np.ndarray:
     """The thin dark strokes of a canvas (a black-hat filter): its lines."""
     return cv2.morphologyEx(gray, cv2.MORPH_BLACKHAT, _STROKE_KERNEL)
+
+
+def _star_points(columns: int, rows: int) -> np.ndarray:
+    """Which intersections of a board of ``columns`` by ``rows`` lines, row by row, are
+    its star points, where boards draw a small dot or square: the fourth lines from the
+    edges (the third on boards under 12 lines) and the middle ones, crossing."""
+    def places(count: int) -> set[int]:
+        edge = 3 if count >= 12 else 2
+        return {edge, count - 1 - edge} | ({count // 2} if count % 2 else set())
+
+    across, down = places(columns), places(rows)
+    ys, xs = np.mgrid[0:rows, 0:columns]
+    return (np.isin(xs, list(across)) & np.isin(ys, list(down))).ravel()
+
+
+def _inside(shape: tuple[int, ...], grid: Grid, cell: int) -> np.ndarray:
+    """The board on a canvas of ``shape`` with ``cell`` pixels a cell: the grid and a
+    sixth of a cell beyond (a wider margin may be the table)."""
+    inside = np.zeros(shape[:2], bool)
+    reach = int(cell * 5 / 6)
+    inside[reach:int(grid.lines_y * cell) + (cell - reach) + 1,
+           reach:int(grid.lines_x * cell) + (cell - reach) + 1] = True
+    return inside
+
+
+def _marks(canvas: np.ndarray, grid: Grid, centres: dict[Layout, tuple[np.ndarray, np.ndarray]],
+           by_colour: bool) -> dict[Layout, np.ndarray]:
+    """The crosses and rings at each layout's points of a canvas of :data:`CELL` pixels
+    a cell (:func:`read_marks`), their strokes seen ``by_colour`` on a screen."""
+    strokes, thick_strokes = (mark_strokes(canvas, width, by_colour)
+                              for width in (STROKE_KERNEL, THICK_KERNEL))
+    level = max(float(np.percentile(strokes[_inside(canvas.shape, grid, CELL)], 97)), 2.0)
+    return {layout: read_marks(strokes, thick_strokes, ys, xs, level, layout, by_colour)
+            for layout, (ys, xs) in centres.items()}
 
 
 def measure(image: np.ndarray) -> Measured:
@@ -718,14 +762,19 @@ def measure(image: np.ndarray) -> Measured:
         # them back).
         work = 255 - work
     canvas, canvas_gray, centres = _canvases(work, grid, CELL)
+    flat = flat_grid(grid)
+    # Marks are read where a cell is CELL pixels, as their shapes are drawn (a letter X
+    # read on a magnified board, below, was no cross).
+    marks = _marks(canvas, grid, centres, flat)
     lines = _strokes(canvas_gray)
     labels = _labelled(lines, grid)
-    flat = flat_grid(grid)
     cell = CELL
     change = _change(canvas_gray) if flat else None
     radii: dict[Layout, float] = {}
     if flat:
-        found = {layout: stone_radius(canvas_gray, ys, xs, change)
+        plain = {"points": ~_star_points(grid.lines_x, grid.lines_y),
+                 "cells": np.ones(len(centres["cells"][0]), bool)}
+        found = {layout: stone_radius(canvas_gray, ys[plain[layout]], xs[plain[layout]], change)
                  for layout, (ys, xs) in centres.items()}
         radii = {layout: radius for layout, (radius, _) in found.items()}
         best, other = sorted(found, key=lambda layout: -found[layout][1])
@@ -738,18 +787,11 @@ def measure(image: np.ndarray) -> Measured:
             canvas, canvas_gray, centres = _canvases(work, grid, cell)
             lines, change = _strokes(canvas_gray), _change(canvas_gray)
             radii = dict.fromkeys(centres, USUAL_RADIUS)
-    # The board: the grid and a sixth of a cell beyond (a wider margin may be the table).
-    inside = np.zeros(canvas_gray.shape, bool)
-    reach = int(cell * 5 / 6)
-    inside[reach:int(grid.lines_y * cell) + (cell - reach) + 1,
-           reach:int(grid.lines_x * cell) + (cell - reach) + 1] = True
+    inside = _inside(canvas_gray.shape, grid, cell)
     saturation = cv2.cvtColor(canvas, cv2.COLOR_BGR2HSV)[:, :, 1].astype(np.float32)
-    strokes, thick_strokes = mark_strokes(canvas), mark_strokes(canvas, THICK_KERNEL)
-    stroke_level = max(float(np.percentile(strokes[inside], 97)), 2.0)
-    features, marks, point_looks = {}, {}, {}
+    features, point_looks = {}, {}
     for layout, (ys, xs) in centres.items():
         gray, layout_lines = canvas_gray, lines
-        marks[layout] = read_marks(strokes, thick_strokes, ys, xs, stroke_level, layout)
         if flat:
             # Marks on a screen's stones are painted over where this layout's stones
             # stand only: where the other's stand, the paint would cut into them. A
@@ -876,11 +918,12 @@ def read_board(image: np.ndarray | str | Path | bytes, layout: Layout | None = N
     chosen: Layout = layout or _layout(probabilities, measured, width, height)
     p = probabilities[chosen]
     if chosen in measured.looks:
-        p = read_by_two_looks(p, measured.looks[chosen], measured.negative, first)
+        stars = _star_points(grid.lines_x, grid.lines_y) if chosen == "points" else None
+        p = read_by_two_looks(p, measured.looks[chosen], measured.negative, first, stars)
     columns = grid.lines_x if chosen == "points" else grid.lines_x - 1
     rows = grid.lines_y if chosen == "points" else grid.lines_y - 1
     if chosen == "points":
-        check_margin(grid, width, height, POINT_MARGIN)
+        check_margin(grid, width, height, POINT_MARGIN, lines_on_edges(grid, width, height))
     stones = p.argmax(axis=1).reshape(rows, columns).astype(np.int8)
     confidence = p.max(axis=1).reshape(rows, columns).astype(np.float32)
     shift = 0.5 if chosen == "cells" else 0.0
