@@ -449,6 +449,52 @@ def test_red_and_blue_stones_among_star_points_are_read() -> None:
     assert reading.problems() == []
 
 
+def _framed_cells(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """A web page's board of light cells in a dark wooden frame, its coordinates in
+    white on the frame, its lines drawn between the cells only (the outer ones are the
+    frame's edge), black and white discs in the cells: the position and the picture."""
+    stones = random_position(np.random.default_rng(seed), 15, 15)
+    cell, frame = 40, 60
+    side = 15 * cell + 2 * frame
+    picture = np.full((side, side, 3), (40, 60, 110), np.uint8)
+    picture[frame:frame + 15 * cell, frame:frame + 15 * cell] = (140, 185, 222)
+    for k in range(1, 15):
+        cv2.line(picture, (frame + k * cell, frame), (frame + k * cell, frame + 15 * cell),
+                 (50, 60, 90), 2)
+        cv2.line(picture, (frame, frame + k * cell), (frame + 15 * cell, frame + k * cell),
+                 (50, 60, 90), 2)
+    for k in range(15):
+        cv2.putText(picture, "ABCDEFGHJKLMNOP"[k], (frame + k * cell + 14, frame - 20),
+                    cv2.FONT_HERSHEY_SIMPLEX, 0.5, (255, 255, 255), 1, cv2.LINE_AA)
+        cv2.putText(picture, str(k + 1), (18, frame + k * cell + 26),
+                    cv2.FONT_HERSHEY_SIMPLEX, 0.5, (255, 255, 255), 1, cv2.LINE_AA)
+    for y, x in np.argwhere(stones):
+        colour = (30, 30, 30) if stones[y, x] == BLACK else (245, 245, 245)
+        cv2.circle(picture, (frame + x * cell + cell // 2, frame + y * cell + cell // 2), 15,
+                   colour, -1, cv2.LINE_AA)
+    return stones, picture
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_a_board_of_light_cells_in_a_dark_frame_keeps_its_outer_lines(seed: int) -> None:
+    """The outer lines of a board of light cells in a dark frame are only the step from
+    one colour to the other, which the line filter does not see: they were trimmed as
+    rows of coordinates (digits standing apart on one colour), 15x15 cells read as
+    13x13."""
+    grid = measure(_framed_cells(seed)[1]).grid
+    assert (grid.lines_x, grid.lines_y) == (16, 16)
+
+
+def test_a_board_of_light_cells_in_a_dark_frame_is_read() -> None:
+    """Such a board with 100 stones, read in its cells. (With 8, seed 0, its outer
+    intersections, half board and half frame, pass for stones in doubt and outweigh
+    them: read on the intersections, *Not done*.)"""
+    stones, picture = _framed_cells(2)
+    reading = read_board(picture)
+    assert reading.position.stones.tolist() == stones.tolist()
+    assert reading.problems() == []
+
+
 def test_a_row_of_glyphs_a_cell_above_the_board_is_no_line() -> None:
     """A row of glyphs a cell above the top line, each a stem on a column's place with a
     bar running right from its top (as a letter's: a phone's board with its columns'

@@ -1089,7 +1089,8 @@ def _loose_sides(lines: np.ndarray, gray: np.ndarray, grid: Grid) -> list[str]:
         # between a row of coordinates' digits. Stones on the line's points hide it as
         # well, but not at a bare point (a crowded edge column of a screen board was
         # read as coordinates, 10x10 as 9x10).
-        labels = runs[edge] < LABEL_RUNS * np.median(runs) and not bare_point.any()
+        labels = runs[edge] < LABEL_RUNS * np.median(runs) and not bare_point.any() \
+            and not _colour_edge(board, grid, name, cell)
         # A window's toolbar past the tiles of a screenshot: the lines run into the
         # band's inner half (at half of them at least: stones on the next line hide
         # the rest, a quarter on a crowded 20x20 board read as 20x21); its icons put
@@ -1159,6 +1160,38 @@ LABEL_RUNS, LABEL_STROKE = 0.1, 7
 #: An outer line past a board's tiles that runs on between its crossings less than this
 #: share of the others' is a window's toolbar (a row of icons), not a line.
 TOOLBAR_RUNS = 0.5
+
+
+def _colour_edge(board: np.ndarray, grid: Grid, side: str, cell: int) -> bool:
+    """Whether the outer line on ``side`` of a fitted grid (``board``: its grey canvas,
+    line ``i`` at ``(i + 1) * cell``) is where the board's colour ends: a board of light
+    cells in a dark frame draws no line there, only the step from one to the other,
+    which the line filter does not see (it took such a board's outer lines for rows of
+    coordinates, whose digits stand apart on one colour). Along most of the line the
+    strips just inside and just outside it differ by :data:`EDGE_STEP`, the inside
+    within :data:`OTHER_COLOUR` of the board's median."""
+    count = grid.lines_y if side in ("left", "right") else grid.lines_x
+    along = slice(cell, count * cell + 1)
+    place = {"left": cell, "top": cell, "right": grid.lines_x * cell,
+             "bottom": grid.lines_y * cell}[side]
+    outwards = -1 if side in ("left", "top") else 1
+    near, far = round(0.1 * cell), round(0.2 * cell)
+
+    def strip(direction: int) -> np.ndarray:
+        ends = sorted((place + direction * near, place + direction * far))
+        part = board[along, ends[0]:ends[1] + 1] if side in ("left", "right") else \
+            board[ends[0]:ends[1] + 1, along].T
+        return np.median(part, axis=1)
+
+    inside, outside = strip(-outwards), strip(outwards)
+    bare = float(np.median(board[cell:grid.lines_y * cell + 1, cell:grid.lines_x * cell + 1]))
+    return bool((np.abs(inside - outside) >= EDGE_STEP).mean() >= EDGE_ALONG
+                and abs(float(np.median(inside)) - bare) <= OTHER_COLOUR)
+
+
+#: Grey levels between a board's colour and a frame's across the board's edge, and
+#: the share of the edge's length they must hold along.
+EDGE_STEP, EDGE_ALONG = 20.0, 0.8
 
 
 def _other_colour(board: np.ndarray, grid: Grid, side: str, cell: int) -> bool:
