@@ -495,6 +495,35 @@ def test_a_board_of_light_cells_in_a_dark_frame_is_read() -> None:
     assert reading.problems() == []
 
 
+@pytest.mark.parametrize("seed", [2, 5])
+def test_a_cross_on_a_greyed_last_move_cell_is_read(seed: int) -> None:
+    """A caro program's 12x22 board: red crosses and dark rings in white cells, the
+    last move's cell greyed. Its red cross is half as dark against that grey, in grey
+    levels, as the lines are against white, and was read as an empty cell; measured
+    against the ground round it, it is as dark as they are."""
+    stones = random_position(np.random.default_rng(seed), 12, 22)
+    cell, pad = 60, 30
+    picture = np.full((22 * cell + 2 * pad, 12 * cell + 2 * pad, 3), 255, np.uint8)
+    last = np.argwhere(stones == BLACK)[-1]
+    top, left = pad + last[0] * cell, pad + last[1] * cell
+    picture[top:top + cell, left:left + cell] = 128
+    for k in range(13):
+        cv2.line(picture, (pad + k * cell, pad), (pad + k * cell, pad + 22 * cell), (50,) * 3, 3)
+    for k in range(23):
+        cv2.line(picture, (pad, pad + k * cell), (pad + 12 * cell, pad + k * cell), (50,) * 3, 3)
+    for y, x in np.argwhere(stones):
+        cx, cy = pad + x * cell + cell // 2, pad + y * cell + cell // 2
+        if stones[y, x] == WHITE:
+            cv2.circle(picture, (cx, cy), 20, (50,) * 3, 6, cv2.LINE_AA)
+            continue
+        for turn in (-1, 1):
+            cv2.line(picture, (cx - 17, cy - turn * 17), (cx + 17, cy + turn * 17),
+                     (40, 50, 230), 8, cv2.LINE_AA)
+    reading = read_board(picture)
+    assert reading.position.layout == "cells"
+    assert reading.position.stones.tolist() == stones.tolist()
+
+
 def test_a_row_of_glyphs_a_cell_above_the_board_is_no_line() -> None:
     """A row of glyphs a cell above the top line, each a stem on a column's place with a
     bar running right from its top (as a letter's: a phone's board with its columns'

@@ -101,18 +101,24 @@ _THICK_BETWEEN = _rays(np.radians([0.0, 90.0, 180.0, 270.0]), 0.26, 0.4)
 THICK_ARMS, THICK_BETWEEN = 0.8, 0.4
 
 
-def mark_strokes(canvas: np.ndarray, width: int = STROKE_KERNEL, by_colour: bool = False
-                 ) -> np.ndarray:
+def mark_strokes(canvas: np.ndarray, width: int = STROKE_KERNEL, by_colour: bool = False,
+                 relative: bool = False) -> np.ndarray:
     """The dark strokes narrower than ``width`` pixels of a BGR canvas (float32), in its
     own colours: a red or blue mark on a grey or wooden board is darker than the board
     in grey. ``by_colour``: the strongest of its colour channels' strokes, for a screen's
     clean colours (a red cross on a black board is faint in grey, 76 of 255 in the
-    negative it is read on, and as strong as the lines in its own channel)."""
+    negative it is read on, and as strong as the lines in its own channel); and with
+    ``relative``, each as a share of the ground round it, scaled to 255 (a red cross on
+    a cell greyed as the last move's is as dark against that grey as the lines against
+    white, and half as dark in grey levels)."""
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (width, width))
     if by_colour:
-        return np.max([cv2.morphologyEx(canvas[:, :, channel].astype(np.float32),
-                                        cv2.MORPH_BLACKHAT, kernel) for channel in range(3)],
-                      axis=0)
+        found = []
+        for channel in range(3):
+            values = canvas[:, :, channel].astype(np.float32)
+            ground = cv2.morphologyEx(values, cv2.MORPH_CLOSE, kernel)
+            found.append((ground - values) * (255 / np.maximum(ground, 1.0) if relative else 1))
+        return np.max(found, axis=0)
     gray = cv2.cvtColor(canvas, cv2.COLOR_BGR2GRAY).astype(np.float32)
     return cv2.morphologyEx(gray, cv2.MORPH_BLACKHAT, kernel)
 

@@ -690,12 +690,23 @@ def _inside(shape: tuple[int, ...], grid: Grid, cell: int) -> np.ndarray:
 def _marks(canvas: np.ndarray, grid: Grid, centres: dict[Layout, tuple[np.ndarray, np.ndarray]],
            by_colour: bool) -> dict[Layout, np.ndarray]:
     """The crosses and rings at each layout's points of a canvas of :data:`CELL` pixels
-    a cell (:func:`read_marks`), their strokes seen ``by_colour`` on a screen."""
-    strokes, thick_strokes = (mark_strokes(canvas, width, by_colour)
-                              for width in (STROKE_KERNEL, THICK_KERNEL))
-    level = max(float(np.percentile(strokes[_inside(canvas.shape, grid, CELL)], 97)), 2.0)
-    return {layout: read_marks(strokes, thick_strokes, ys, xs, level, layout, by_colour)
-            for layout, (ys, xs) in centres.items()}
+    a cell (:func:`read_marks`), their strokes seen ``by_colour`` on a screen, and in
+    its cells as a share of the ground round them (a cell greyed as the last move's;
+    on the intersections, a dark wooden board's square star points passed for crosses
+    so)."""
+    inside = _inside(canvas.shape, grid, CELL)
+    maps: dict[bool, tuple[np.ndarray, np.ndarray, float]] = {}
+    marks = {}
+    for layout, (ys, xs) in centres.items():
+        relative = by_colour and layout == "cells"
+        if relative not in maps:
+            strokes, thick_strokes = (mark_strokes(canvas, width, by_colour, relative)
+                                      for width in (STROKE_KERNEL, THICK_KERNEL))
+            maps[relative] = (strokes, thick_strokes,
+                              max(float(np.percentile(strokes[inside], 97)), 2.0))
+        marks[layout] = read_marks(*maps[relative][:2], ys, xs, maps[relative][2], layout,
+                                   by_colour)
+    return marks
 
 
 def measure(image: np.ndarray) -> Measured:
