@@ -99,11 +99,12 @@ class Grid:
         height = round((self.lines_y - 1 + 2 * margin) * cell) + 1
         ys, xs = np.mgrid[0:height, 0:width].astype(np.float64)
         u, v = xs / cell - margin, ys / cell - margin
-        last_u, last_v = self.lines_x - 1.0, self.lines_y - 1.0
-        for side, (along, outer) in {"left": (u, 0.0), "right": (u, last_u),
-                                     "top": (v, 0.0), "bottom": (v, last_v)}.items():
+        # Each side: the lattice coordinate across it, its outer line, and outwards.
+        for side, (along, outer, outwards) in {
+                "left": (u, 0.0, -1), "right": (u, self.lines_x - 1.0, 1),
+                "top": (v, 0.0, -1), "bottom": (v, self.lines_y - 1.0, 1)}.items():
             if side in mirrored:
-                past = along < outer if outer == 0.0 else along > outer
+                past = (along - outer) * outwards > 0
                 along[past] = 2 * outer - along[past]
         mx, my = self.image_points(u, v)
         if outside is None:

@@ -695,17 +695,16 @@ def _marks(canvas: np.ndarray, grid: Grid, centres: dict[Layout, tuple[np.ndarra
     on the intersections, a dark wooden board's square star points passed for crosses
     so)."""
     inside = _inside(canvas.shape, grid, CELL)
-    maps: dict[bool, tuple[np.ndarray, np.ndarray, float]] = {}
+    maps: dict[bool, tuple[np.ndarray, np.ndarray, float]] = {}  # by ``relative``
     marks = {}
     for layout, (ys, xs) in centres.items():
         relative = by_colour and layout == "cells"
         if relative not in maps:
-            strokes, thick_strokes = (mark_strokes(canvas, width, by_colour, relative)
-                                      for width in (STROKE_KERNEL, THICK_KERNEL))
-            maps[relative] = (strokes, thick_strokes,
-                              max(float(np.percentile(strokes[inside], 97)), 2.0))
-        marks[layout] = read_marks(*maps[relative][:2], ys, xs, maps[relative][2], layout,
-                                   by_colour)
+            thin, thick = (mark_strokes(canvas, width, by_colour, relative)
+                           for width in (STROKE_KERNEL, THICK_KERNEL))
+            maps[relative] = thin, thick, max(float(np.percentile(thin[inside], 97)), 2.0)
+        strokes, thick_strokes, level = maps[relative]
+        marks[layout] = read_marks(strokes, thick_strokes, ys, xs, level, layout, by_colour)
     return marks
 
 
