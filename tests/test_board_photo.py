@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import json
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
+import cv2
 import pytest
 from playwright.sync_api import Browser, Page
+from test_photo_hand import board_without_lines
 
 from arena.board.app import board_server
 from arena.board.server import BoardServer
@@ -46,8 +49,8 @@ def page(browser: Browser, server: BoardServer) -> Iterator[Page]:
     assert not errors, f"JavaScript errors on the page: {errors}"
 
 
-def _post(server: BoardServer, body: bytes) -> tuple[int, dict[str, object]]:
-    request = urllib.request.Request(server.url + "api/photo", data=body, method="POST")
+def _post(server: BoardServer, body: bytes, query: str = "") -> tuple[int, dict[str, object]]:
+    request = urllib.request.Request(server.url + "api/photo" + query, data=body, method="POST")
     try:
         with urllib.request.urlopen(request, timeout=60) as answer:
             return answer.status, json.loads(answer.read())
@@ -68,6 +71,20 @@ def test_the_server_reads_a_picture(server: BoardServer) -> None:
 def test_the_server_says_why_it_cannot_read(server: BoardServer) -> None:
     status, answer = _post(server, b"these are no pixels")
     assert status == 400 and "not a picture" in str(answer["error"])
+
+
+def test_the_server_reads_on_a_grid_set_by_hand(server: BoardServer) -> None:
+    picture, corners, known = board_without_lines()
+    body = cv2.imencode(".png", picture)[1].tobytes()
+    status, answer = _post(server, body)
+    assert status == 400 and "set its grid by hand" in str(answer["error"])
+    query = "?" + urllib.parse.urlencode({
+        "corners": ";".join(f"{x:.0f},{y:.0f}" for x, y in corners),
+        "size": f"{len(known[0])}x{len(known)}", "layout": "cells"})
+    status, reading = _post(server, body, query)
+    assert status == 200 and reading["stones"] == known and reading["layout"] == "cells"
+    status, answer = _post(server, body, query.replace("layout=cells", "layout=cells&size=3"))
+    assert status == 400 and "from 5 to 22 points" in str(answer["error"])
 
 
 #: Hands the page a picture the way a browser does on a drop or a paste.
@@ -137,3 +154,37 @@ def test_a_photo_dropped_or_pasted_opens_in_the_viewer(page: Page) -> None:
     page.wait_for_function(
         f"document.querySelectorAll('#viewer-board .stone').length === {BLACKS + WHITES}")
     assert page.is_visible("#viewer-board")
+
+
+def test_a_board_whose_grid_is_not_found_is_read_on_corners_clicked(page: Page,
+                                                                      tmp_path: Path) -> None:
+    """The picture the server refuses stays shown with the reason; the board's size
+    given and its four corners clicked on the picture, it is read on that grid."""
+    picture, corners, known = board_without_lines()
+    path = tmp_path / "no_lines.png"
+    cv2.imwrite(str(path), picture)
+    page.click("nav .tab[data-view=photo]")
+    page.set_input_files("#photo-file", str(path))
+    page.wait_for_function("document.getElementById('photo-summary').textContent"
+                           ".startsWith('No position read')", timeout=60_000)
+    assert page.is_visible("#photo-image") and page.is_disabled("#photo-play")
+    page.fill("#photo-size", str(len(known)))
+    page.select_option("#photo-layout", "cells")
+    page.click("#photo-corners")
+    for k, (x, y) in enumerate(corners):
+        if k == 3:
+            assert page.locator("#photo-marks .photo-corner").count() == 3
+            assert "1 more corner" in page.inner_text("#photo-corner-status")
+        at = page.evaluate("""([x, y]) => {
+          const svg = document.getElementById("photo-marks");
+          const p = new DOMPoint(x, y).matrixTransform(svg.getScreenCTM());
+          return [p.x, p.y];
+        }""", [x, y])
+        page.mouse.click(*at)
+    blacks = sum(row.count(1) for row in known)
+    whites = sum(row.count(2) for row in known)
+    page.wait_for_function("document.querySelectorAll('#photo-marks .photo-point').length === "
+                           f"{len(known) * len(known[0])}", timeout=60_000)
+    assert (_marks(page, "black"), _marks(page, "white")) == (blacks, whites)
+    assert f"{blacks} black, {whites} white" in page.inner_text("#photo-summary")
+    assert not page.is_disabled("#photo-play")

@@ -449,6 +449,55 @@ def test_red_and_blue_stones_among_star_points_are_read() -> None:
     assert reading.problems() == []
 
 
+def _numbered_discs(stones: np.ndarray, colours: dict[int, tuple[int, int, int]],
+                    numbers: dict[int, tuple[int, int, int]]) -> np.ndarray:
+    """A program's 15x15 board on pale yellow paper: thin black lines 36 pixels apart
+    and each colour's stones flat discs of ``colours`` (BGR) bearing their move's number
+    in ``numbers``."""
+    cell, pad = 36, 50
+    picture = _plain(15, 15, cell, (pad,) * 4, (120, 235, 250))
+    for k in range(15):
+        cv2.line(picture, (pad + k * cell, pad), (pad + k * cell, pad + 14 * cell), (0, 0, 0), 1)
+        cv2.line(picture, (pad, pad + k * cell), (pad + 14 * cell, pad + k * cell), (0, 0, 0), 1)
+    for number, (y, x) in enumerate(np.argwhere(stones), 1):
+        centre = (pad + int(x) * cell, pad + int(y) * cell)
+        cv2.circle(picture, centre, 16, colours[int(stones[y, x])], -1, cv2.LINE_AA)
+        text = str(number)
+        cv2.putText(picture, text, (centre[0] - 6 * len(text), centre[1] + 6),
+                    cv2.FONT_HERSHEY_SIMPLEX, 0.45, numbers[int(stones[y, x])], 1, cv2.LINE_AA)
+    return picture
+
+
+def test_red_stones_are_no_last_move_marks() -> None:
+    """A program that plays black discs against red ones, each numbered (a Java
+    program's README): red patches the size of a stone were painted over as last-move
+    marks (the program's 16 red stones read as empty points or crosses; here one of 25
+    was). Three red discs or more are stones."""
+    stones = random_position(np.random.default_rng(14), 15, 15)
+    picture = _numbered_discs(stones, {BLACK: (0, 0, 0), WHITE: (0, 0, 255)},
+                              {BLACK: (0, 0, 255), WHITE: (0, 0, 0)})
+    reading = read_board(picture)
+    assert reading.position.stones.tolist() == stones.tolist()
+    assert reading.problems() == []
+
+
+def test_a_red_cross_on_an_empty_point_among_stones_is_no_stone() -> None:
+    """A program that marks a forbidden point with a red cross on a board of black and
+    white stones: the cross was read as the first player's stone (crosses are the
+    pieces of boards drawn with letters). Crosses few beside black discs are marks."""
+    stones = random_position(np.random.default_rng(13), 15, 15)
+    empty = np.argwhere(stones == 0)
+    y, x = (int(v) for v in empty[len(empty) // 2])
+    cell, pad = 36, (50, 50, 50, 50)
+    picture = _program_board(stones, cell, 0.45, _plain(15, 15, cell, pad, (120, 190, 230)), pad)
+    cx, cy = 50 + x * cell, 50 + y * cell
+    for turn in (-1, 1):
+        cv2.line(picture, (cx - 14, cy - turn * 14), (cx + 14, cy + turn * 14), (37, 43, 184), 2,
+                 cv2.LINE_AA)
+    reading = read_board(picture)
+    assert reading.position.stones.tolist() == stones.tolist()
+
+
 def _framed_cells(seed: int) -> tuple[np.ndarray, np.ndarray]:
     """A web page's board of light cells in a dark wooden frame, its coordinates in
     white on the frame, its lines drawn between the cells only (the outer ones are the
@@ -493,6 +542,66 @@ def test_a_board_of_light_cells_in_a_dark_frame_is_read() -> None:
     reading = read_board(picture)
     assert reading.position.stones.tolist() == stones.tolist()
     assert reading.problems() == []
+
+
+@pytest.mark.parametrize("seed", [0, 2])
+def test_dots_a_third_of_a_cell_across_are_stones(seed: int) -> None:
+    """A terminal's board: white lines on red, the stones black and white dots a third
+    of a cell across in the cells (emoji). Each dot stood at the centre of an even
+    face, the board, and was painted over as a last-move mark: every stone read
+    empty."""
+    stones = random_position(np.random.default_rng(seed), 15, 15)
+    cell, pad = 44, 40
+    picture = np.full((15 * cell + 2 * pad, 15 * cell + 2 * pad, 3), (64, 64, 255), np.uint8)
+    for k in range(16):
+        cv2.line(picture, (pad + k * cell, pad), (pad + k * cell, pad + 15 * cell), (255,) * 3, 1)
+        cv2.line(picture, (pad, pad + k * cell), (pad + 15 * cell, pad + k * cell), (255,) * 3, 1)
+    for y, x in np.argwhere(stones):
+        colour = (20, 20, 20) if stones[y, x] == BLACK else (250, 250, 250)
+        cv2.circle(picture, (pad + x * cell + cell // 2, pad + y * cell + cell // 2), 7, colour,
+                   -1, cv2.LINE_AA)
+    reading = read_board(picture)
+    assert reading.position.stones.tolist() == stones.tolist()
+
+
+def _cells_apart(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """A web page's 15x15 board of slate cells drawn 2 pixels apart on a page a little
+    darker, which shows between them as the lines and all round the board, green crosses
+    and red rings in the cells (a browser game's): the position and the picture."""
+    stones = random_position(np.random.default_rng(seed), 15, 15)
+    cell, pad = 27, 40
+    picture = np.full((15 * cell + 2 * pad, 15 * cell + 2 * pad, 3), (80, 62, 44), np.uint8)
+    cv2.putText(picture, "your move", (pad + 150, 28), cv2.FONT_HERSHEY_SIMPLEX, 0.7,
+                (60, 76, 231), 2, cv2.LINE_AA)
+    for y, x in itertools.product(range(15), repeat=2):
+        top, left = pad + y * cell + 1, pad + x * cell + 1
+        picture[top:top + cell - 2, left:left + cell - 2] = (94, 73, 52)
+    for y, x in np.argwhere(stones):
+        cx, cy = pad + x * cell + cell // 2, pad + y * cell + cell // 2
+        if stones[y, x] == WHITE:
+            cv2.circle(picture, (cx, cy), 8, (60, 76, 231), 2, cv2.LINE_AA)
+            continue
+        for turn in (-1, 1):
+            cv2.line(picture, (cx - 9, cy - turn * 9), (cx + 9, cy + turn * 9), (113, 204, 46),
+                     3, cv2.LINE_AA)
+    return stones, picture
+
+
+@pytest.mark.parametrize("seed", [0, 2])
+def test_a_board_of_cells_drawn_apart_keeps_its_outer_lines(seed: int) -> None:
+    """Cells drawn apart on a page 10 grey levels darker: past the outer cells the page
+    is the lines' colour, too little a step from the cells' for a frame's edge, and the
+    outer lines were trimmed (15x15 cells read as 13x13)."""
+    grid = measure(_cells_apart(seed)[1]).grid
+    assert (grid.lines_x, grid.lines_y) == (16, 16)
+
+
+def test_a_board_of_cells_drawn_apart_is_read() -> None:
+    """Such a board with 8 pieces. (With 100, seed 2, its crosses are read as rings:
+    *Not done*.)"""
+    stones, picture = _cells_apart(0)
+    reading = read_board(picture)
+    assert reading.position.stones.tolist() == stones.tolist()
 
 
 @pytest.mark.parametrize("seed", [2, 5])

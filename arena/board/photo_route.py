@@ -1,7 +1,9 @@
 """The web board's "open a photo": ``POST /api/photo`` with a picture's bytes as the body
 answers the position read from it (:func:`arena.photo.read.read_board`) for the page to
-show over the picture and let the person correct; a picture that cannot be read is
-answered 400 with the reason, and a server without the ``photo`` extra says so (501).
+show over the picture and let the person correct; with ``?corners=X,Y;X,Y;X,Y;X,Y&size=N``
+(or ``CxR``) ``&layout=points|cells`` it is read on that grid, set by hand
+(:class:`arena.photo.hand.HandGrid`). A picture that cannot be read is answered 400 with
+the reason, and a server without the ``photo`` extra says so (501).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ async def read_photo(request: Request) -> Response:
                                       "extra (pip install -e '.[photo]') and restart it"},
                             status_code=501)
     from arena.photo.errors import PhotoError
+    from arena.photo.hand import HandGrid
     from arena.photo.read import read_board
 
     data = await request.body()
@@ -33,8 +36,13 @@ async def read_photo(request: Request) -> Response:
         return JSONResponse({"error": f"the picture has {len(data) // 2**20} MiB; send one "
                                       f"of at most {MAX_PHOTO_BYTES // 2**20} MiB"},
                             status_code=413)
+    query = request.query_params
     try:
-        reading = await asyncio.to_thread(read_board, data)
+        hand = None
+        if "corners" in query:
+            hand = HandGrid.parse(query["corners"], query.get("size", ""),
+                                  "cells" if query.get("layout") == "cells" else "points")
+        reading = await asyncio.to_thread(read_board, data, hand=hand)
     except PhotoError as exc:
         return JSONResponse({"error": f"no position read from the picture: {exc}"},
                             status_code=400)

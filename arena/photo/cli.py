@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from arena.brainspec import parse_brain
-from arena.photo.errors import PhotoError
+from arena.photo.errors import NoBoardFound, PhotoError
 from arena.photo.position import BLACK, COLOUR_NAMES, COLOURS, MIN_CONFIDENCE, WHITE, Position
 from brain.game.board import MAX_SIZE, MIN_SIZE
 from driver.client import BrainError, BrainProcess
@@ -46,6 +46,14 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
     photo.add_argument("--layout", choices=["points", "cells"],
                        help="where the stones stand: on the intersections (points) or in "
                             "the cells (default: decided from the stones)")
+    photo.add_argument("--corners", metavar="X,Y", nargs=4,
+                       help="set the board's grid by hand where it is not found or is read "
+                            "at the wrong size: its four corners in picture pixels, any "
+                            "order (the outer intersections; with --layout cells, the "
+                            "outer corners of the corner cells); needs --size")
+    photo.add_argument("--size", metavar="N|CxR",
+                       help="with --corners: the board's points each way (15, or 15x20: "
+                            "columns by rows)")
     photo.add_argument("--first", choices=list(COLOURS), default="black",
                        help="the colour that moved first (default black, as in Gomoku; "
                             "white in some programs): the counts of stones, the side to "
@@ -115,14 +123,24 @@ def run(args: argparse.Namespace) -> int:
         print("arena photo: reading pictures needs OpenCV: install the photo extra "
               "(pip install -e '.[photo]')", file=sys.stderr)
         return 1
+    from arena.photo.hand import HandGrid
     from arena.photo.read import read_board
 
     source = Path(args.image)
+    if (args.corners is None) != (args.size is None):
+        print("arena photo: a grid set by hand needs both --corners (its four corners) and "
+              "--size (its points each way)", file=sys.stderr)
+        return 1
     try:
-        reading = read_board(source, layout=args.layout, first=COLOURS[args.first])
+        hand = None if args.corners is None else HandGrid.parse(
+            " ".join(args.corners), args.size, args.layout or "points")
+        reading = read_board(source, layout=args.layout, first=COLOURS[args.first], hand=hand)
         reading.verify(args.min_confidence)
     except PhotoError as exc:
         print(f"arena photo: cannot read a position from {source}: {exc}", file=sys.stderr)
+        if isinstance(exc, NoBoardFound) and args.corners is None:
+            print("arena photo: to set the grid by hand, give its four corners and size: "
+                  "--corners X,Y X,Y X,Y X,Y --size N", file=sys.stderr)
         return 1
     position = reading.position
     black, white = position.count(BLACK), position.count(WHITE)

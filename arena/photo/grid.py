@@ -1168,9 +1168,10 @@ def _colour_edge(board: np.ndarray, grid: Grid, side: str, cell: int) -> bool:
     line ``i`` at ``(i + 1) * cell``) is where the board's colour ends: a board of light
     cells in a dark frame draws no line there, only the step from one to the other,
     which the line filter does not see (it took such a board's outer lines for rows of
-    coordinates, whose digits stand apart on one colour). Along most of the line the
-    strips just inside and just outside it differ by :data:`EDGE_STEP`, the inside
-    within :data:`OTHER_COLOUR` of the board's median."""
+    coordinates, whose digits stand apart on one colour). The inside lies within
+    :data:`OTHER_COLOUR` of the board's median, and along most of the line the strips
+    just inside and just outside it differ by :data:`EDGE_STEP`, or the outside is the
+    inner lines' own grey (:data:`GAP_LIKE`), however close to the board's."""
     count = grid.lines_y if side in ("left", "right") else grid.lines_x
     along = slice(cell, count * cell + 1)
     place = {"left": cell, "top": cell, "right": grid.lines_x * cell,
@@ -1186,8 +1187,35 @@ def _colour_edge(board: np.ndarray, grid: Grid, side: str, cell: int) -> bool:
 
     inside, outside = strip(-outwards), strip(outwards)
     bare = float(np.median(board[cell:grid.lines_y * cell + 1, cell:grid.lines_x * cell + 1]))
-    return bool((np.abs(inside - outside) >= EDGE_STEP).mean() >= EDGE_ALONG
-                and abs(float(np.median(inside)) - bare) <= OTHER_COLOUR)
+    if abs(float(np.median(inside)) - bare) > OTHER_COLOUR:
+        return False
+    if (np.abs(inside - outside) >= EDGE_STEP).mean() >= EDGE_ALONG:
+        return True
+    # Cells drawn apart on a ground that shows between them as the lines (a web page's
+    # grid of cells with gaps): past the outer cells the ground is the lines' colour,
+    # however little it differs from the cells'.
+    line = _line_grey(board, grid, cell, bare)
+    contrast = abs(line - bare)
+    return bool(contrast >= MIN_GAP_CONTRAST
+                and (np.abs(outside - line) <= GAP_LIKE * contrast).mean() >= EDGE_ALONG
+                and (np.abs(inside - outside) >= (1 - GAP_LIKE) * contrast).mean() >= EDGE_ALONG)
+
+
+#: Grey levels at least between the lines and the cells for the ground past a board's
+#: outer cells to be told as the lines' colour, within this share of that contrast.
+MIN_GAP_CONTRAST, GAP_LIKE = 5.0, 0.35
+
+
+def _line_grey(board: np.ndarray, grid: Grid, cell: int, bare: float) -> float:
+    """The grey of the inner vertical lines of a fitted grid (``board``: its grey canvas,
+    line ``i`` at ``(i + 1) * cell``): along each, the pixel farthest from the board's
+    grey ``bare`` within a pixel of it, the median of them all."""
+    places = [(i + 1) * cell for i in range(1, grid.lines_x - 1)]
+    rows = board[cell:grid.lines_y * cell + 1]
+    strips = np.stack([rows[:, place - 1:place + 2] for place in places])
+    farthest = np.take_along_axis(strips, np.abs(strips - bare).argmax(axis=2)[..., None],
+                                  axis=2)
+    return float(np.median(farthest))
 
 
 #: Grey levels between a board's colour and a frame's across the board's edge, and

@@ -40,6 +40,7 @@ from arena.photo.grid import (
     lines_on_edges,
     sides_out,
 )
+from arena.photo.hand import HandGrid
 from arena.photo.marks import (
     MARK_CONFIDENCE,
     STROKE_KERNEL,
@@ -285,18 +286,40 @@ def _on_red(patches: np.ndarray, hue: np.ndarray, saturation: np.ndarray,
     return surface[labels]
 
 
-def _without_marks(canvas: np.ndarray) -> np.ndarray:
+#: A red patch this wide and tall (cells) and filling this share of its box (a disc
+#: fills 0.79; a ring drawn round a stone far less) is a stone's size and shape; so many
+#: of them are stones, not the last move's mark.
+RED_STONE_WIDE, RED_STONE_FILL, RED_STONES = 0.6, 0.5, 3
+
+
+def _red_stones(red: np.ndarray, cell: int) -> np.ndarray:
+    """The patches of ``red`` that are discs a stone's size, where there are
+    :data:`RED_STONES` of them or more: a program's red stones (one player's, or the
+    stones of a last move painted red), not the mark on one stone."""
+    _, labels, stats, _ = cv2.connectedComponentsWithStats(red.astype(np.uint8), 8)
+    wide, tall = stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT]
+    disc = ((np.minimum(wide, tall) >= RED_STONE_WIDE * cell)
+            & (stats[:, cv2.CC_STAT_AREA] >= RED_STONE_FILL * wide * tall))
+    disc[0] = False  # the background
+    if np.count_nonzero(disc) < RED_STONES:
+        return np.zeros(red.shape, bool)
+    return disc[labels]
+
+
+def _without_marks(canvas: np.ndarray, cell: int) -> np.ndarray:
     """The canvas in grey (float32), with red marks painted over from around them: screen
     boards mark the last move with a red dot or ring on the stone, which is no part of
-    it (a red dot is as grey as a stone's shadow). Red is no colour of boards, lines or
-    stones (wood is orange: another hue); where it is (pink paper), the red patches
-    on it are no marks (:func:`_on_red`)."""
+    it (a red dot is as grey as a stone's shadow). Red is seldom a board's colour or its
+    lines' (wood is orange: another hue); where it is (pink paper), the red patches on
+    it are no marks (:func:`_on_red`); nor are a program's red stones
+    (:func:`_red_stones`)."""
     gray = cv2.cvtColor(canvas, cv2.COLOR_BGR2GRAY)
     hsv = cv2.cvtColor(canvas, cv2.COLOR_BGR2HSV)
     hue, saturation, value = hsv[:, :, 0], hsv[:, :, 1], hsv[:, :, 2]
     red = ((hue <= 8) | (hue >= 172)) & (saturation > 150) & (value > 120)
     red = _mark_sized(red)
     red &= ~_on_red(red, hue, saturation, value)
+    red &= ~_red_stones(red, cell)
     if not red.any():
         return gray.astype(np.float32)
     mask = cv2.dilate(red.astype(np.uint8), np.ones((3, 3), np.uint8))
@@ -329,7 +352,11 @@ def _without_centre_marks(gray: np.ndarray, canvas: np.ndarray, ys: np.ndarray,
     pixel of a face may stand as far off it as a dot does in any colour of ``canvas``
     (BGR): a thin line crossing it, which the spread lets pass, or one as grey as the
     board but not its colour (dark red lines on an orange board), would leave the
-    lines' crossing at the centre to pass for a dot."""
+    lines' crossing at the centre to pass for a dot. Nor is a dot on a face in the
+    board's own colour (most points', within :data:`BOARD_LIKE` in each channel) a
+    mark: it is a stone smaller than the face's radius (a terminal's board of emoji
+    dots, a third of a cell across, was read empty); a white stone may be as grey as a
+    pale board, but not its colour."""
     out = gray.copy()
     colour, spread = _faces(around(gray, ys, xs, MARK_FACE))
     face = around(canvas, ys, xs, MARK_FACE).astype(np.float32)
@@ -337,7 +364,9 @@ def _without_centre_marks(gray: np.ndarray, canvas: np.ndarray, ys: np.ndarray,
              < DOT_CONTRAST)
     contrast = np.abs(np.median(around(gray, ys, xs, MARK_CORE), axis=1) - colour)
     even = (spread <= FACE_SPREAD) | (contrast >= DOT_OVER_SPREAD * spread)
-    marked = even & clear & (contrast >= DOT_CONTRAST)
+    shade = np.median(face, axis=1)
+    on_board = (np.abs(shade - np.median(shade, axis=0)) < BOARD_LIKE).all(axis=1)
+    marked = even & clear & (contrast >= DOT_CONTRAST) & ~on_board
     for k in np.nonzero(marked)[0]:
         _paint(out, ys[k] + MARK_DOT[0], xs[k] + MARK_DOT[1], colour[k])
     return out
@@ -650,7 +679,7 @@ def _canvases(work: np.ndarray, grid: Grid, cell: int
     centres: dict[Layout, tuple[np.ndarray, np.ndarray]] = {
         layout: lattice_centres(grid.lines_x, grid.lines_y, 1.0, layout, cell)
         for layout in ("points", "cells")}
-    gray = _without_marks(canvas)
+    gray = _without_marks(canvas, cell)
     for ys, xs in centres.values():
         gray = _without_centre_rings(_without_centre_marks(gray, canvas, ys, xs), ys, xs)
     return canvas, gray, centres
@@ -708,29 +737,25 @@ def _marks(canvas: np.ndarray, grid: Grid, centres: dict[Layout, tuple[np.ndarra
     return marks
 
 
-def measure(image: np.ndarray) -> Measured:
-    """Find the grid of ``image`` (BGR) and measure the points of both layouts.
+def _search(gray: np.ndarray) -> tuple[Grid, bool, bool]:
+    """The grid of the board in ``gray`` (the working picture, float32), whether its
+    lines are darker than the board, and whether it is drawn in tiles.
 
-    :raises PoorImage: too dark, washed out, without contrast, or too blurred to find a
-        grid.
+    :raises PoorImage: too blurred to find a grid.
     :raises NoBoardFound: no grid in the picture.
     :raises BoardCutOff: the grid runs off the picture.
     """
-    work, scale = _working(image)
-    gray = cv2.cvtColor(work, cv2.COLOR_BGR2GRAY).astype(np.float32)
-    _exposure(gray)
     line_maps = {dark: line_map(gray, dark) for dark in (True, False)}
     # A board drawn in bevelled tiles has no lines to find (a board with lines is none).
     grid = tiled_grid(gray, line_maps[True], line_maps[False])
-    tiled = grid is not None
+    if grid is not None:
+        return grid, True, True
     failure: NoBoardFound | None = None
     dark_lines = True
     lighter: Grid | None = None
     cut_off: BoardCutOff | None = None
-    segments: dict[bool, np.ndarray] = {}
-    if not tiled:
-        segments = {dark: line_segments(line_maps[dark]) for dark in (True, False)}
-    for dark_lines in line_colours(segments[True], segments[False]) if segments else ():
+    segments = {dark: line_segments(line_maps[dark]) for dark in (True, False)}
+    for dark_lines in line_colours(segments[True], segments[False]):
         try:
             grid = find_grid(gray, line_maps[dark_lines], dark_lines,
                              segments=segments[dark_lines])
@@ -764,7 +789,29 @@ def measure(image: np.ndarray) -> Measured:
                             "camera still and focus on the board")
         assert failure is not None
         raise NoBoardFound(f"{failure}: give a picture of a whole Gomoku or Go board, its "
-                           "grid lines visible", failure.stage)
+                           "grid lines visible, or set its grid by hand", failure.stage)
+    return grid, dark_lines, False
+
+
+def measure(image: np.ndarray, hand: HandGrid | None = None) -> Measured:
+    """Find the grid of ``image`` (BGR), or take the one set by ``hand``, and measure the
+    points of both layouts.
+
+    :raises PoorImage: too dark, washed out, without contrast, or too blurred to find a
+        grid.
+    :raises NoBoardFound: no grid in the picture.
+    :raises BoardCutOff: the grid runs off the picture.
+    :raises BadHandGrid: the grid set by hand is none.
+    """
+    work, scale = _working(image)
+    gray = cv2.cvtColor(work, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    _exposure(gray)
+    if hand is None:
+        grid, dark_lines, tiled = _search(gray)
+    else:
+        height, width = image.shape[:2]
+        grid, tiled = hand.grid(width, height, scale), False
+        dark_lines = not lighter_lines(gray, grid)
     if not dark_lines:
         # Light lines on a dark ground (a screen's dark theme, a slate board): the points
         # are measured on the negative, a board of dark lines on light as the classifier
@@ -821,9 +868,15 @@ def measure(image: np.ndarray) -> Measured:
                     negative=not dark_lines)
 
 
+#: Crosses beside this many times as many black stones read as discs are marks on a
+#: board of stones (a forbidden point's red cross), not the first player's pieces.
+CROSSES_AMONG_DISCS = 4
+
+
 def _with_marks(p: np.ndarray, marks: np.ndarray, tiles: bool) -> np.ndarray:
     """The classifier's probabilities with the crosses and rings found put in: a cross
-    is a black stone whatever the classifier saw in it; a ring is a white stone unless
+    is a black stone whatever the classifier saw in it (unless the crosses are few
+    beside black discs: :data:`CROSSES_AMONG_DISCS`); a ring is a white stone unless
     the classifier sees a black one (a black stone with a ring drawn on it), or
     whatever it sees on a board of ``tiles`` (Piskvork's wood skin, whose rings are
     thick and dark blue: only crosses and rings are drawn on it)."""
@@ -831,7 +884,10 @@ def _with_marks(p: np.ndarray, marks: np.ndarray, tiles: bool) -> np.ndarray:
     doubt = (1 - MARK_CONFIDENCE) / 2
     sure = {colour: np.roll(np.array([MARK_CONFIDENCE, doubt, doubt]), colour)
             for colour in (BLACK, WHITE)}
-    p[marks == BLACK] = sure[BLACK]
+    crosses = marks == BLACK
+    discs = np.count_nonzero((p.argmax(axis=1) == BLACK) & ~crosses)
+    if discs < CROSSES_AMONG_DISCS * np.count_nonzero(crosses):
+        p[crosses] = sure[BLACK]
     p[(marks == WHITE) & (tiles | (p.argmax(axis=1) != BLACK))] = sure[WHITE]
     return p
 
@@ -901,18 +957,21 @@ def _layout(probabilities: dict[str, np.ndarray], measured: Measured, width: int
 
 
 def read_board(image: np.ndarray | str | Path | bytes, layout: Layout | None = None,
-               first: int = BLACK) -> Reading:
+               first: int = BLACK, hand: HandGrid | None = None) -> Reading:
     """Read the position on the board in ``image`` (a BGR array, a file, or its bytes).
 
     ``layout`` forces where the stones stand (``"points"``: on the intersections,
     ``"cells"``: in the cells); by default the reader decides from the stones. ``first``
-    is the colour that moved first: black in Gomoku, white in some programs.
+    is the colour that moved first: black in Gomoku, white in some programs. ``hand``
+    is the board's grid set by hand, its layout then the one it names.
 
     :raises PhotoError: no position can be read (the subclass and message say why).
     """
     started = time.perf_counter()
     picture = image if isinstance(image, np.ndarray) else load_image(image)
-    measured = measure(picture)
+    measured = measure(picture, hand)
+    if hand is not None:
+        layout = hand.layout
     grid = measured.grid
     model = _model()
     probabilities = {}
@@ -932,7 +991,7 @@ def read_board(image: np.ndarray | str | Path | bytes, layout: Layout | None = N
         p = read_by_two_looks(p, measured.looks[chosen], measured.negative, first, stars)
     columns = grid.lines_x if chosen == "points" else grid.lines_x - 1
     rows = grid.lines_y if chosen == "points" else grid.lines_y - 1
-    if chosen == "points":
+    if chosen == "points" and hand is None:
         check_margin(grid, width, height, POINT_MARGIN, lines_on_edges(grid, width, height))
     stones = p.argmax(axis=1).reshape(rows, columns).astype(np.int8)
     confidence = p.max(axis=1).reshape(rows, columns).astype(np.float32)

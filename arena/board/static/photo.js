@@ -2,8 +2,11 @@
 // the server (POST /api/photo), which reads its position; the stones read are drawn over
 // the picture, points read with little confidence ringed in orange, and a click on a
 // point corrects it (empty, black, white in turn). The position then starts a game
-// (Play) or opens in the viewer for a brain's analysis. The view (its tab, its section
-// and its style sheet) is built here, so the page's own files only import wirePhoto.
+// (Play) or opens in the viewer for a brain's analysis. Where the grid was not found, or
+// found at the wrong size, the person sets it by hand: the board's size, then a click on
+// each of its four corners, and the picture is read again on that grid. The view (its
+// tab, its section and its style sheet) is built here, so the page's own files only
+// import wirePhoto.
 
 import {el} from "./draw.js";
 import {newGame} from "./play.js";
@@ -11,7 +14,7 @@ import {$, notice, showView} from "./ui.js";
 import {openGames} from "./viewer.js";
 
 const EMPTY = 0, BLACK = 1, WHITE = 2;
-const photo = {url: null, image: null, reading: null, stones: null};
+const photo = {blob: null, url: null, image: null, reading: null, stones: null, corners: null};
 
 const VIEW = `
 <div class="photocol">
@@ -39,6 +42,17 @@ const VIEW = `
       <button id="photo-analyse" disabled>Open in the viewer</button>
       <button id="photo-other">Another picture</button>
     </div>
+  </fieldset>
+  <fieldset>
+    <legend>Grid by hand</legend>
+    <div class="hint">Grid not found, or read at the wrong size? Give the board's size, then
+      click its four corners: the corner intersections, or the outer corners of the corner
+      cells for stones in the cells.</div>
+    <label>Size <input id="photo-size" value="15" size="6" title="points each way: 15, or 15x20 (columns x rows)"></label>
+    <label>Stones <select id="photo-layout"><option value="points">on the intersections</option>
+      <option value="cells">in the cells</option></select></label>
+    <div class="buttons"><button id="photo-corners" disabled>Click the corners</button></div>
+    <div id="photo-corner-status" class="status"></div>
   </fieldset>
 </div>`;
 
@@ -106,12 +120,21 @@ function countDoubtful() {
   return count;
 }
 
-// The marks over the picture: the SVG has the picture's own pixel coordinates.
+// The marks over the picture: the SVG has the picture's own pixel coordinates. While
+// corners are being clicked, only they are drawn.
 function drawMarks() {
   const r = photo.reading;
   const svg = $("photo-marks");
   svg.setAttribute("viewBox", `0 0 ${photo.image.naturalWidth} ${photo.image.naturalHeight}`);
   svg.replaceChildren();
+  if (photo.corners) {
+    const size = Math.max(photo.image.naturalWidth, photo.image.naturalHeight) / 60;
+    for (const [x, y] of photo.corners) {
+      el("path", {d: `M${x - size},${y}H${x + size}M${x},${y - size}V${y + size}`, class: "photo-corner"}, svg);
+    }
+    return;
+  }
+  if (!r) return;
   const radius = r.cell * 0.42;
   r.points.forEach((row, y) => row.forEach(([px, py], x) => {
     const value = photo.stones[y][x];
@@ -135,10 +158,15 @@ function drawMarks() {
 
 function render() {
   drawMarks();
-  summary();
+  if (photo.reading) summary();
+  else $("photo-play").disabled = $("photo-analyse").disabled = true;
+  $("photo-corners").disabled = !photo.blob;
 }
 
-async function read(blob) {
+// The picture shown, and read: by the server's own grid search, or on the grid set by
+// ``hand`` ({corners, size, layout}). A picture the server cannot read stays shown, with
+// the reason, for its grid to be set by hand.
+async function read(blob, hand = null) {
   if (!blob || !blob.type.startsWith("image/")) {
     notice("That is not a picture: open a JPEG, PNG or other image file.");
     return;
@@ -146,31 +174,64 @@ async function read(blob) {
   showView("photo");
   $("photo-summary").textContent = "Reading the picture…";
   $("photo-problems").replaceChildren();
-  let answer;
-  try {
-    const response = await fetch("/api/photo", {method: "POST", body: blob});
-    answer = await response.json();
-    if (!response.ok) throw new Error(answer.error || `the server answered ${response.status}`);
-  } catch (error) {
-    $("photo-summary").textContent = "No position read.";
-    notice(String(error.message || error));
-    return;
-  }
-  if (photo.url) URL.revokeObjectURL(photo.url);
-  photo.url = URL.createObjectURL(blob);
-  photo.reading = answer;
-  photo.stones = answer.stones.map((row) => row.slice());
-  const image = $("photo-image");
-  image.onload = () => {
+  if (blob !== photo.blob) {
+    if (photo.url) URL.revokeObjectURL(photo.url);
+    photo.blob = blob;
+    photo.url = URL.createObjectURL(blob);
+    photo.reading = photo.stones = photo.corners = null;
+    const image = $("photo-image");
+    await new Promise((resolve) => {
+      image.onload = image.onerror = resolve;  // (the server says what is wrong with it)
+      image.src = photo.url;
+    });
     photo.image = image;
     $("photo-drop").hidden = true;
     $("photo-stage").hidden = false;
     render();
-  };
-  image.src = photo.url;
+  }
+  let url = "/api/photo";
+  if (hand) {
+    const corners = hand.corners.map(([x, y]) => `${Math.round(x)},${Math.round(y)}`).join(";");
+    url += `?${new URLSearchParams({corners, size: hand.size, layout: hand.layout})}`;
+  }
+  let answer;
+  try {
+    const response = await fetch(url, {method: "POST", body: blob});
+    answer = await response.json();
+    if (!response.ok) throw new Error(answer.error || `the server answered ${response.status}`);
+  } catch (error) {
+    const reason = String(error.message || error);
+    $("photo-summary").textContent = `No position read: ${reason}`;
+    photo.reading = photo.stones = null;
+    render();
+    notice(reason);
+    return;
+  }
+  photo.reading = answer;
+  photo.stones = answer.stones.map((row) => row.slice());
+  render();
+}
+
+// A click on the picture while corners are asked for: one more corner, and with the
+// fourth the picture is read again on that grid.
+function clickCorner(event) {
+  const svg = $("photo-marks");
+  const at = new DOMPoint(event.clientX, event.clientY).matrixTransform(svg.getScreenCTM().inverse());
+  photo.corners.push([at.x, at.y]);
+  const left = 4 - photo.corners.length;
+  $("photo-corner-status").textContent = left ? `${left} more corner${left > 1 ? "s" : ""} to click.` : "";
+  drawMarks();
+  if (left) return;
+  const hand = {corners: photo.corners, size: $("photo-size").value.trim(), layout: $("photo-layout").value};
+  photo.corners = null;
+  read(photo.blob, hand);
 }
 
 function click(event) {
+  if (photo.corners) {
+    clickCorner(event);
+    return;
+  }
   const g = event.target.closest(".photo-point");
   if (!g || !photo.reading) return;
   const x = +g.dataset.x, y = +g.dataset.y;
@@ -207,6 +268,11 @@ export function wirePhoto() {
     }
   });
   $("photo-marks").addEventListener("click", click);
+  $("photo-corners").onclick = () => {
+    photo.corners = [];
+    $("photo-corner-status").textContent = "Click the board's four corners on the picture.";
+    drawMarks();
+  };
   $("photo-other").onclick = () => {
     $("photo-stage").hidden = true;
     $("photo-drop").hidden = false;

@@ -1,0 +1,135 @@
+"""A board's grid set by hand (:mod:`arena.photo.hand`): its four corners clicked in any
+order and its size, on committed sample pictures whose positions are known; what makes
+no grid refused with the reason; and ``arena photo --corners --size`` as a real
+subprocess.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from arena.photo.errors import PhotoError
+from arena.photo.hand import BadHandGrid, HandGrid
+from arena.photo.read import read_board
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLES = ROOT / "tests" / "data" / "photo"
+KNOWN = json.loads((SAMPLES / "positions.json").read_text())
+
+
+def _corners(name: str) -> tuple[tuple[float, float], ...]:
+    """The sample's grid corners as a person clicks them: the outer intersections, or
+    the outer corners of the corner cells (half a cell out from their centres), from
+    the reader's own reading, in a shuffled order."""
+    reading = read_board(SAMPLES / name)
+    points = np.array(reading.points)
+    corners = [points[0, 0], points[0, -1], points[-1, -1], points[-1, 0]]
+    if reading.position.layout == "cells":
+        across = (points[0, -1] - points[0, 0]) / (points.shape[1] - 1)
+        down = (points[-1, 0] - points[0, 0]) / (points.shape[0] - 1)
+        corners = [corner + (side_x * across + side_y * down) / 2 for corner, (side_x, side_y)
+                   in zip(corners, ((-1, -1), (1, -1), (1, 1), (-1, 1)), strict=True)]
+    order = (2, 0, 3, 1)
+    return tuple((float(corners[k][0]), float(corners[k][1])) for k in order)
+
+
+@pytest.mark.parametrize("name", ["photo_ink.jpg", "screen_rect.png", "scan_paper.jpg"])
+def test_a_grid_set_by_hand_reads_the_known_position(name: str) -> None:
+    """A photo at an angle, a 15x20 screen board in cells (columns and rows not to be
+    swapped) and a scan, read on the grid their corners and size give."""
+    known = KNOWN[name]
+    rows, columns = len(known["stones"]), len(known["stones"][0])
+    hand = HandGrid(_corners(name), columns, rows, known["layout"])
+    reading = read_board(SAMPLES / name, hand=hand)
+    assert reading.position.layout == known["layout"]
+    assert reading.position.stones.tolist() == known["stones"]
+
+
+def board_without_lines() -> tuple[np.ndarray, tuple[tuple[float, float], ...], list[list[int]]]:
+    """A 13x13 screen board in cells (a committed sample) with its lines erased but for
+    stubs at its edges, no grid to find; its corners, and its stones."""
+    name = "screen_cells.png"
+    corners = _corners(name)
+    picture = cv2.imread(str(SAMPLES / name))
+    # The board's cells painted over in its colour, all but the stones.
+    board_colour = np.median(picture.reshape(-1, 3), axis=0)
+    xs, ys = zip(*corners, strict=True)
+    inner = picture[round(min(ys)) + 2:round(max(ys)) - 1, round(min(xs)) + 2:round(max(xs)) - 1]
+    lines = np.abs(inner.astype(np.int16) - board_colour).max(axis=2) > 12
+    stones = cv2.morphologyEx(lines.astype(np.uint8), cv2.MORPH_OPEN, np.ones((7, 7), np.uint8))
+    inner[lines & (stones == 0)] = board_colour
+    return picture, corners, KNOWN[name]["stones"]
+
+
+def test_a_grid_set_by_hand_reads_a_board_the_search_cannot_find() -> None:
+    picture, corners, known = board_without_lines()
+    with pytest.raises(PhotoError):
+        read_board(picture)
+    reading = read_board(picture, hand=HandGrid(corners, len(known[0]), len(known), "cells"))
+    assert reading.position.stones.tolist() == known
+
+
+@pytest.mark.parametrize(("corners", "size", "reason"), [
+    ("10,10 200,10 200,200", "15", "3 corners given"),
+    ("10,10 200,10 200,200 10,200", "4", "from 5 to 22 points"),
+    ("10,10 200,10 200,200 10,200", "15x", "is not N or COLUMNSxROWS"),
+    ("10,10 200;10 200,200 10,200", "15", "is not X,Y"),
+])
+def test_what_makes_no_hand_grid_is_refused_with_the_reason(corners: str, size: str,
+                                                             reason: str) -> None:
+    with pytest.raises(BadHandGrid, match=reason):
+        HandGrid.parse(corners, size, "points")
+
+
+@pytest.mark.parametrize(("corners", "reason"), [
+    ("10,10 9000,10 200,200 10,200", "outside the picture"),
+    ("10,10 200,10 105,105 10,200", "make no board"),
+    ("10,10 40,10 40,40 10,40", "make no board"),  # 15 lines in 30 pixels
+])
+def test_corners_that_make_no_board_in_the_picture_are_refused(corners: str,
+                                                                reason: str) -> None:
+    hand = HandGrid.parse(corners, "15", "points")
+    with pytest.raises(BadHandGrid, match=reason):
+        read_board(SAMPLES / "photo_ink.jpg", hand=hand)
+
+
+def _photo(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "arena", "photo", *args], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_cli_reads_on_a_grid_set_by_hand() -> None:
+    name = "screen_rect.png"
+    known = KNOWN[name]
+    corners = [f"{x:.0f},{y:.0f}" for x, y in _corners(name)]
+    size = f"{len(known['stones'][0])}x{len(known['stones'])}"
+    done = _photo(str(SAMPLES / name), "--corners", *corners, "--size", size, "--layout", "cells")
+    assert done.returncode == 0, done.stderr
+    blacks = sum(row.count(1) for row in known["stones"])
+    assert f"{size} board, stones in the cells" in done.stdout
+    assert f"{blacks} black (X)" in done.stdout
+    half = _photo(str(SAMPLES / name), "--corners", *corners)
+    assert half.returncode == 1 and "needs both --corners" in half.stderr
+    outside = _photo(str(SAMPLES / name), "--corners", "1,1", "2,1", "2,99999", "1,2",
+                     "--size", "15")
+    assert outside.returncode == 1 and "outside the picture" in outside.stderr
+
+
+def test_cli_names_the_grid_by_hand_where_it_finds_none(tmp_path: Path) -> None:
+    picture, corners, known = board_without_lines()
+    path = tmp_path / "no_lines.png"
+    cv2.imwrite(str(path), picture)
+    refused = _photo(str(path))
+    assert refused.returncode == 1 and refused.stdout == ""
+    assert "--corners X,Y X,Y X,Y X,Y --size N" in refused.stderr
+    done = _photo(str(path), "--corners", *(f"{x:.0f},{y:.0f}" for x, y in corners),
+                  "--size", str(len(known)), "--layout", "cells")
+    assert done.returncode == 0, done.stderr
+    assert f"{len(known)}x{len(known)} board, stones in the cells" in done.stdout
