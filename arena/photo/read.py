@@ -32,6 +32,7 @@ from arena.photo.grid import (
     Grid,
     check_margin,
     find_grid,
+    fit_to_lines,
     flat_grid,
     lighter_lines,
     line_colours,
@@ -812,6 +813,7 @@ def measure(image: np.ndarray, hand: HandGrid | None = None) -> Measured:
         height, width = image.shape[:2]
         grid, tiled = hand.grid(width, height, scale), False
         dark_lines = not lighter_lines(gray, grid)
+        grid = fit_to_lines(gray, grid, dark_lines)
     if not dark_lines:
         # Light lines on a dark ground (a screen's dark theme, a slate board): the points
         # are measured on the negative, a board of dark lines on light as the classifier
