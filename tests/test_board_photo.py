@@ -168,6 +168,7 @@ def test_a_board_whose_grid_is_not_found_is_read_on_corners_clicked(page: Page,
     page.wait_for_function("document.getElementById('photo-summary').textContent"
                            ".startsWith('No position read')", timeout=60_000)
     assert page.is_visible("#photo-image") and page.is_disabled("#photo-play")
+    assert "set its grid by hand" in page.inner_text("#photo-problems")
     page.fill("#photo-size", str(len(known)))
     page.select_option("#photo-layout", "cells")
     page.click("#photo-corners")

@@ -201,12 +201,16 @@ async function read(blob, hand = null) {
     if (!response.ok) throw new Error(answer.error || `the server answered ${response.status}`);
   } catch (error) {
     const reason = String(error.message || error);
-    $("photo-summary").textContent = `No position read: ${reason}`;
+    $("photo-summary").textContent = "No position read.";
+    const li = document.createElement("li");
+    li.textContent = reason;
+    $("photo-problems").replaceChildren(li);
     photo.reading = photo.stones = null;
     render();
     notice(reason);
     return;
   }
+  notice("");  // (a refusal of the picture read before is no longer news)
   photo.reading = answer;
   photo.stones = answer.stones.map((row) => row.slice());
   render();
