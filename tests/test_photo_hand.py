@@ -90,6 +90,18 @@ def test_a_grid_set_by_hand_reads_a_board_the_search_cannot_find() -> None:
     assert reading.position.stones.tolist() == known
 
 
+def test_a_grid_set_by_hand_on_a_turned_board_is_numbered_as_a_found_one() -> None:
+    """The corners of a photo's board turned by about 30 degrees (a Go photo's, read
+    turned a quarter against the reader's own reading before): its rows run nearer the
+    picture's rows than its columns do, and downwards, as a grid found is numbered."""
+    hand = HandGrid(((24, 265), (279, 114), (570, 264), (323, 531)), 19, 19, "points")
+    grid = hand.grid(600, 600)
+    x, y = grid.image_points(np.array([0.0, 1.0, 0.0]), np.array([0.0, 0.0, 1.0]))
+    along_u, along_v = (x[1] - x[0], y[1] - y[0]), (x[2] - x[0], y[2] - y[0])
+    assert along_u[0] > 0 and abs(along_u[0]) > abs(along_v[0]) and along_v[1] > 0
+    assert (round(x[0]), round(y[0])) == (279, 114)
+
+
 @pytest.mark.parametrize(("corners", "size", "reason"), [
     ("10,10 200,10 200,200", "15", "3 corners given"),
     ("10,10 200,10 200,200 10,200", "4", "from 5 to 22 points"),

@@ -35,8 +35,8 @@ import numpy as np
 from arena.photo.errors import BoardCutOff, NoBoardFound
 
 __all__ = ["MIN_LINES", "Grid", "check_margin", "find_grid", "fit_to_lines", "flat_grid",
-           "lattice_run", "line_map", "lines_on_edges", "profile_peaks", "sides_out",
-           "strokes_along"]
+           "lattice_run", "line_map", "lines_on_edges", "oriented", "profile_peaks",
+           "sides_out", "strokes_along"]
 
 #: A Gomoku board needs at least 5 lines each way.
 MIN_LINES = 5
@@ -627,7 +627,7 @@ def fit_to_lines(gray: np.ndarray, grid: Grid, dark_lines: bool) -> Grid:
 
 # -- putting it together -----------------------------------------------------------------
 
-def _orient(grid: Grid) -> Grid:
+def oriented(grid: Grid) -> Grid:
     """Relabel the lattice so that ``u`` grows to the right and ``v`` downwards in the
     picture (of the eight ways to number a grid, the one closest to the picture's
     axes)."""
@@ -883,7 +883,7 @@ def find_grid(gray: np.ndarray, lines: np.ndarray, dark_lines: bool = True, seed
         # (Lines added on the picture's last pixels are fitted where they are strokes.)
         edges = lines_on_edges(completed, width, height)
         grid = _refine(line_map(gray, dark_lines, padded=edges) if edges else lines, completed)
-    grid = _orient(grid)
+    grid = oriented(grid)
     try:
         # (An outer line on the picture's last pixels is in it: a screenshot of a
         # board drawn in cells may end there.)

@@ -17,7 +17,7 @@ import cv2
 import numpy as np
 
 from arena.photo.errors import PhotoError
-from arena.photo.grid import MIN_LINES, Grid
+from arena.photo.grid import MIN_LINES, Grid, oriented
 from arena.photo.position import Layout
 from brain.game.board import MAX_SIZE
 
@@ -108,5 +108,7 @@ class HandGrid:
                             [0, lines_y - 1]], np.float32)
         to_lattice = cv2.getPerspectiveTransform((corners * scale).astype(np.float32), lattice)
         size = (width * scale, height * scale)
-        return Grid(lines_x, lines_y, to_lattice.astype(np.float64), 0.0,
-                    (size[0] / 2, size[1] / 2), max(size) / 2, 0.0)
+        # Numbered as a grid found is: a board photographed turned by 45 degrees has two
+        # corners as far up and left, and either would begin its rows.
+        return oriented(Grid(lines_x, lines_y, to_lattice.astype(np.float64), 0.0,
+                             (size[0] / 2, size[1] / 2), max(size) / 2, 0.0))
