@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from arena.photo.errors import PhotoError
-from arena.photo.hand import BadHandGrid, HandGrid
+from arena.photo.hand import BadHandGrid, HandGrid, grid_corners
 from arena.photo.read import read_board
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -25,19 +25,11 @@ KNOWN = json.loads((SAMPLES / "positions.json").read_text())
 
 
 def _corners(name: str) -> tuple[tuple[float, float], ...]:
-    """The sample's grid corners as a person clicks them: the outer intersections, or
-    the outer corners of the corner cells (half a cell out from their centres), from
-    the reader's own reading, in a shuffled order."""
+    """The sample's grid corners as a person clicks them (:func:`grid_corners` of the
+    reader's own reading), in a shuffled order."""
     reading = read_board(SAMPLES / name)
-    points = np.array(reading.points)
-    corners = [points[0, 0], points[0, -1], points[-1, -1], points[-1, 0]]
-    if reading.position.layout == "cells":
-        across = (points[0, -1] - points[0, 0]) / (points.shape[1] - 1)
-        down = (points[-1, 0] - points[0, 0]) / (points.shape[0] - 1)
-        corners = [corner + (side_x * across + side_y * down) / 2 for corner, (side_x, side_y)
-                   in zip(corners, ((-1, -1), (1, -1), (1, 1), (-1, 1)), strict=True)]
-    order = (2, 0, 3, 1)
-    return tuple((float(corners[k][0]), float(corners[k][1])) for k in order)
+    corners = grid_corners(np.array(reading.points), reading.position.layout)
+    return tuple((float(corners[k][0]), float(corners[k][1])) for k in (2, 0, 3, 1))
 
 
 @pytest.mark.parametrize("name", ["photo_ink.jpg", "screen_rect.png", "scan_paper.jpg"])

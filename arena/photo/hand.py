@@ -21,7 +21,7 @@ from arena.photo.grid import MIN_LINES, Grid, oriented
 from arena.photo.position import Layout
 from brain.game.board import MAX_SIZE
 
-__all__ = ["BadHandGrid", "HandGrid"]
+__all__ = ["BadHandGrid", "HandGrid", "grid_corners"]
 
 #: Fewest picture pixels a cell may span on a grid set by hand (clicks closer together
 #: than that are no board's corners).
@@ -31,6 +31,21 @@ MIN_CELL_PIXELS = 4.0
 class BadHandGrid(PhotoError):
     """The grid given by hand is none: corners that make no four-sided board inside the
     picture, or a size no Gomoku board has."""
+
+
+def grid_corners(points: np.ndarray, layout: Layout) -> np.ndarray:
+    """The corners a person gives for a board whose points (``points[y, x]``, picture
+    pixels: a :class:`~arena.photo.read.Reading`'s) stand on the intersections or in the
+    cells by ``layout``: the outer points, or the outer corners of the corner cells (half
+    a cell out from their centres); top left, top right, bottom right, bottom left."""
+    corners = np.array([points[0, 0], points[0, -1], points[-1, -1], points[-1, 0]],
+                       np.float64)
+    if layout == "cells":
+        across = (points[0, -1] - points[0, 0]) / max(points.shape[1] - 1, 1)
+        down = (points[-1, 0] - points[0, 0]) / max(points.shape[0] - 1, 1)
+        outwards = np.array([(-1, -1), (1, -1), (1, 1), (-1, 1)])
+        corners += (outwards[:, :1] * across + outwards[:, 1:] * down) / 2
+    return corners
 
 
 @dataclass(frozen=True)
