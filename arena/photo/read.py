@@ -361,11 +361,10 @@ def _without_centre_marks(gray: np.ndarray, canvas: np.ndarray, ys: np.ndarray,
     out = gray.copy()
     colour, spread = _faces(around(gray, ys, xs, MARK_FACE))
     face = around(canvas, ys, xs, MARK_FACE).astype(np.float32)
-    clear = (np.abs(face - np.median(face, axis=1, keepdims=True)).max(axis=(1, 2))
-             < DOT_CONTRAST)
+    shade = np.median(face, axis=1)  # each face's colour (BGR)
+    clear = np.abs(face - shade[:, None]).max(axis=(1, 2)) < DOT_CONTRAST
     contrast = np.abs(np.median(around(gray, ys, xs, MARK_CORE), axis=1) - colour)
     even = (spread <= FACE_SPREAD) | (contrast >= DOT_OVER_SPREAD * spread)
-    shade = np.median(face, axis=1)
     on_board = (np.abs(shade - np.median(shade, axis=0)) < BOARD_LIKE).all(axis=1)
     marked = even & clear & (contrast >= DOT_CONTRAST) & ~on_board
     for k in np.nonzero(marked)[0]:
