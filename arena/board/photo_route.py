@@ -41,7 +41,7 @@ async def read_photo(request: Request) -> Response:
         hand = None
         if "corners" in query:
             hand = HandGrid.parse(query["corners"], query.get("size", ""),
-                                  "cells" if query.get("layout") == "cells" else "points")
+                                  query.get("layout", "points"))
         reading = await asyncio.to_thread(read_board, data, hand=hand)
     except PhotoError as exc:
         return JSONResponse({"error": f"no position read from the picture: {exc}"},
