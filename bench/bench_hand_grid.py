@@ -57,9 +57,9 @@ def main() -> None:
             moved = corners + rng.uniform(-args.shift, args.shift, corners.shape) * reading.cell
             results = [_wrong(reading.position.stones, known)]
             for given in (corners, moved):
-                hand = HandGrid(tuple(map(tuple, given)), known.shape[1], known.shape[0],
-                                reading.position.layout)
                 try:
+                    hand = HandGrid(tuple(map(tuple, given)), known.shape[1], known.shape[0],
+                                    reading.position.layout)
                     results.append(_wrong(read_board(picture, hand=hand).position.stones, known))
                 except PhotoError:
                     results.append(known.size)

@@ -84,7 +84,7 @@ def test_the_server_reads_on_a_grid_set_by_hand(server: BoardServer) -> None:
     status, reading = _post(server, body, query)
     assert status == 200 and reading["stones"] == known and reading["layout"] == "cells"
     status, answer = _post(server, body, query.replace("layout=cells", "layout=cells&size=3"))
-    assert status == 400 and "from 5 to 22 points" in str(answer["error"])
+    assert status == 400 and "from 5 to 39 points" in str(answer["error"])
     status, answer = _post(server, body, query.replace("layout=cells", "layout=squares"))
     assert status == 400 and "no layout 'squares'" in str(answer["error"])
 

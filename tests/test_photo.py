@@ -1233,3 +1233,47 @@ def test_cli_refuses_what_it_cannot_read(tmp_path: Path) -> None:
     assert done.stdout == ""
     done = _photo(str(SAMPLES / "web_board.png"), "--out", str(tmp_path / "x.txt"))
     assert done.returncode == 1 and ".sgf or .psq" in done.stderr
+
+
+def _painted_to_lines(seed: int, layout: str) -> tuple[np.ndarray, np.ndarray]:
+    """A board painted to its outer lines, as two programs draw theirs: on the
+    intersections, a 19x19 dark brown board of white lines in a black window (the page
+    past an edge point read dark, a black stone on the negative); in the cells, a
+    15x15 tan board of black lines on a white page (the page past an edge point read
+    white). Flat discs without outlines. The position and the picture."""
+    points = layout == "points"
+    lines = 19 if points else 16
+    cell, pad = (40, 26) if points else (41, 100)
+    board, line, page = (((0, 51, 102), (255, 255, 255), (0, 0, 0)) if points
+                         else ((135, 184, 222), (0, 0, 0), (255, 255, 255)))
+    side = (lines - 1) * cell
+    picture = np.full((side + 2 * pad + 1, side + 2 * pad + 1, 3), page, np.uint8)
+    picture[pad:pad + side + 1, pad:pad + side + 1] = board
+    for k in range(lines):
+        at = pad + k * cell
+        picture[at, pad:pad + side + 1] = line
+        picture[pad:pad + side + 1, at] = line
+    count = lines if points else lines - 1
+    # Stones clear of the edges, as on both programs' pictures (an edge stone would be
+    # drawn over the page).
+    inner = random_position(np.random.default_rng(seed), count - 2, count - 2)
+    stones = np.zeros((count, count), np.int8)
+    stones[1:-1, 1:-1] = inner
+    shift = 0 if points else cell // 2
+    for y, x in np.argwhere(stones):
+        colour = (0, 0, 0) if stones[y, x] == BLACK else (255, 255, 255)
+        cv2.circle(picture, (pad + x * cell + shift, pad + y * cell + shift), cell // 2 - 2,
+                   colour, -1, cv2.LINE_AA)
+    return stones, picture
+
+
+@pytest.mark.parametrize(("seed", "layout"), [(0, "points"), (1, "points"), (1, "cells")])
+def test_a_board_painted_to_its_outer_lines_is_read(seed: int, layout: str) -> None:
+    """The page past its outer lines is no half of a stone: the board is read on a
+    canvas mirrored about them (a brown board's dark window read as black stones along
+    its edges, 28 on a program's screenshot; a tan board in cells on a white page read
+    as 16x16 intersections, white stones all round)."""
+    stones, picture = _painted_to_lines(seed, layout)
+    reading = read_board(picture)
+    assert reading.position.layout == layout
+    assert reading.position.stones.tolist() == stones.tolist()

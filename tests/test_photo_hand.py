@@ -96,7 +96,8 @@ def test_a_grid_set_by_hand_on_a_turned_board_is_numbered_as_a_found_one() -> No
 
 @pytest.mark.parametrize(("corners", "size", "reason"), [
     ("10,10 200,10 200,200", "15", "3 corners given"),
-    ("10,10 200,10 200,200 10,200", "4", "from 5 to 22 points"),
+    ("10,10 200,10 200,200 10,200", "4", "from 5 to 39 points"),
+    ("10,10 200,10 200,200 10,200", "40x15", "from 5 to 39 points"),
     ("10,10 200,10 200,200 10,200", "15x", "is not N or COLUMNSxROWS"),
     ("10,10 200;10 200,200 10,200", "15", "is not X,Y"),
 ])

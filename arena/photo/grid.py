@@ -34,9 +34,9 @@ import numpy as np
 
 from arena.photo.errors import BoardCutOff, NoBoardFound
 
-__all__ = ["MIN_LINES", "Grid", "check_margin", "find_grid", "fit_to_lines", "flat_grid",
-           "lattice_run", "line_map", "lines_on_edges", "oriented", "profile_peaks",
-           "sides_out", "strokes_along"]
+__all__ = ["FIT_RESIDUAL", "MIN_LINES", "Grid", "check_margin", "find_grid", "fit_to_lines",
+           "flat_grid", "lattice_run", "line_map", "lines_on_edges", "oriented",
+           "painted_to_lines", "profile_peaks", "sides_out", "strokes_along"]
 
 #: A Gomoku board needs at least 5 lines each way.
 MIN_LINES = 5
@@ -603,26 +603,27 @@ def _refine(lines: np.ndarray, grid: Grid) -> Grid:
 
 
 #: How far (cells) a grid fitted to the lines may move its corners from where they were
-#: given, and how far its line points may lie from its lines on average (the fit's
-#: residual: 0.0003 to 0.04 on the committed samples; 0.08 on a board whose lines are
-#: erased, fitted to its stones' edges): beyond either, the lines it found are not the
-#: grid's.
-FIT_REACH, FIT_RESIDUAL = 0.5, 0.05
+#: given: beyond it, the lines it found are not the grid's.
+FIT_REACH = 0.5
+#: Above this residual (how far its line points lie from its lines on average, in cells)
+#: a fit may be to stones' edges rather than to lines: 0.0003 to 0.04 on the committed
+#: samples, 0.08 on a board whose lines are erased, but 0.06 to 0.08 on photographs of
+#: crowded boards too, whose lines the stones hide.
+FIT_RESIDUAL = 0.05
 
 
 def fit_to_lines(gray: np.ndarray, grid: Grid, dark_lines: bool) -> Grid:
     """``grid`` fitted to the lines of ``dark_lines`` near it in ``gray`` (float32, the
     working resolution), as a grid found is (its lens too): a grid set by hand from
     corners clicked a few pixels off (a tenth of a cell off read 4 stones wrong on a
-    photo). The grid as given where the fit finds too few lines, or lines that are not
-    the grid's (:data:`FIT_REACH`, :data:`FIT_RESIDUAL`)."""
+    photo). The grid as given where the fit finds too few lines or moves a corner
+    further than :data:`FIT_REACH`; the fit's ``residual`` says how well the lines found
+    fit it (:data:`FIT_RESIDUAL`)."""
     fitted = _refine(line_map(gray, dark_lines), grid)
     u = np.array([0.0, grid.lines_x - 1.0, grid.lines_x - 1.0, 0.0])
     v = np.array([0.0, 0.0, grid.lines_y - 1.0, grid.lines_y - 1.0])
     moved = np.hypot(*(np.subtract(fitted.image_points(u, v), grid.image_points(u, v))))
-    if moved.max() > FIT_REACH * grid.cell_pixels() or fitted.residual > FIT_RESIDUAL:
-        return grid
-    return fitted
+    return grid if moved.max() > FIT_REACH * grid.cell_pixels() else fitted
 
 
 # -- putting it together -----------------------------------------------------------------
@@ -1187,15 +1188,12 @@ LABEL_RUNS, LABEL_STROKE = 0.1, 7
 TOOLBAR_RUNS = 0.5
 
 
-def _colour_edge(board: np.ndarray, grid: Grid, side: str, cell: int) -> bool:
-    """Whether the outer line on ``side`` of a fitted grid (``board``: its grey canvas,
-    line ``i`` at ``(i + 1) * cell``) is where the board's colour ends: a board of light
-    cells in a dark frame draws no line there, only the step from one to the other,
-    which the line filter does not see (it took such a board's outer lines for rows of
-    coordinates, whose digits stand apart on one colour). The inside lies within
-    :data:`OTHER_COLOUR` of the board's median, and along most of the line the strips
-    just inside and just outside it differ by :data:`EDGE_STEP`, or the outside is the
-    inner lines' own grey (:data:`GAP_LIKE`), however close to the board's."""
+def _edge_strips(board: np.ndarray, grid: Grid, side: str, cell: int
+                 ) -> tuple[np.ndarray, np.ndarray, float] | None:
+    """The greys along the strips just inside and just outside the outer line on
+    ``side`` of a fitted grid (``board``: its grey canvas, line ``i`` at ``(i + 1) *
+    cell``; 0.1 to 0.2 cell from the line) and the board's grey, its median; None where
+    the inside is not the board's colour (:data:`OTHER_COLOUR`)."""
     count = grid.lines_y if side in ("left", "right") else grid.lines_x
     along = slice(cell, count * cell + 1)
     place = {"left": cell, "top": cell, "right": grid.lines_x * cell,
@@ -1212,8 +1210,44 @@ def _colour_edge(board: np.ndarray, grid: Grid, side: str, cell: int) -> bool:
     inside, outside = strip(-outwards), strip(outwards)
     bare = float(np.median(board[cell:grid.lines_y * cell + 1, cell:grid.lines_x * cell + 1]))
     if abs(float(np.median(inside)) - bare) > OTHER_COLOUR:
+        return None
+    return inside, outside, bare
+
+
+def _stepped(inside: np.ndarray, outside: np.ndarray) -> bool:
+    """Whether two strips along an outer line differ by :data:`EDGE_STEP` along most of
+    it (:data:`EDGE_ALONG`)."""
+    return bool((np.abs(inside - outside) >= EDGE_STEP).mean() >= EDGE_ALONG)
+
+
+def painted_to_lines(board: np.ndarray, grid: Grid, cell: int) -> list[str]:
+    """The sides of a fitted grid (``board``: its grey canvas, line ``i`` at ``(i + 1) *
+    cell``) where the board's colour ends at its outer line: a board painted to its
+    outer lines on a page or in a frame of another colour, where a stone on an edge
+    point would be half off the board (a program draws it so) and the page beside an
+    empty one reads as half a stone."""
+    found = []
+    for side in ("left", "right", "top", "bottom"):
+        strips = _edge_strips(board, grid, side, cell)
+        if strips is not None and _stepped(strips[0], strips[1]):
+            found.append(side)
+    return found
+
+
+def _colour_edge(board: np.ndarray, grid: Grid, side: str, cell: int) -> bool:
+    """Whether the outer line on ``side`` of a fitted grid (``board``: its grey canvas,
+    line ``i`` at ``(i + 1) * cell``) is where the board's colour ends: a board of light
+    cells in a dark frame draws no line there, only the step from one to the other,
+    which the line filter does not see (it took such a board's outer lines for rows of
+    coordinates, whose digits stand apart on one colour). The inside lies within
+    :data:`OTHER_COLOUR` of the board's median, and along most of the line the strips
+    just inside and just outside it differ by :data:`EDGE_STEP`, or the outside is the
+    inner lines' own grey (:data:`GAP_LIKE`), however close to the board's."""
+    strips = _edge_strips(board, grid, side, cell)
+    if strips is None:
         return False
-    if (np.abs(inside - outside) >= EDGE_STEP).mean() >= EDGE_ALONG:
+    inside, outside, bare = strips
+    if _stepped(inside, outside):
         return True
     # Cells drawn apart on a ground that shows between them as the lines (a web page's
     # grid of cells with gaps): past the outer cells the ground is the lines' colour,

@@ -17,9 +17,8 @@ import cv2
 import numpy as np
 
 from arena.photo.errors import PhotoError
-from arena.photo.grid import MIN_LINES, Grid, oriented
+from arena.photo.grid import MAX_LINES, MIN_LINES, Grid, oriented
 from arena.photo.position import Layout
-from brain.game.board import MAX_SIZE
 
 __all__ = ["BadHandGrid", "HandGrid", "grid_corners"]
 
@@ -63,9 +62,10 @@ class HandGrid:
         if len(self.corners) != 4:
             raise BadHandGrid(f"{len(self.corners)} corners given: a board has four")
         for count in (self.columns, self.rows):
-            if not MIN_LINES <= count <= MAX_SIZE:
+            # As many lines as a grid found may have (a board of cells has one more).
+            if not MIN_LINES <= count < MAX_LINES:
                 raise BadHandGrid(f"a board of {self.columns}x{self.rows} points: give a size "
-                                  f"from {MIN_LINES} to {MAX_SIZE} points each way")
+                                  f"from {MIN_LINES} to {MAX_LINES - 1} points each way")
         if self.layout not in ("points", "cells"):
             raise BadHandGrid(f"no layout {self.layout!r}: the stones stand on the 'points' "
                               "or in the 'cells'")

@@ -29,6 +29,7 @@ from arena.photo.errors import (
     UnreadableImage,
 )
 from arena.photo.grid import (
+    FIT_RESIDUAL,
     Grid,
     check_margin,
     find_grid,
@@ -39,6 +40,7 @@ from arena.photo.grid import (
     line_map,
     line_segments,
     lines_on_edges,
+    painted_to_lines,
     sides_out,
 )
 from arena.photo.hand import HandGrid
@@ -667,22 +669,30 @@ def _without_glyphs(image: np.ndarray, ys: np.ndarray, xs: np.ndarray, marked: n
     return out
 
 
-def _canvases(work: np.ndarray, grid: Grid, cell: int
-              ) -> tuple[np.ndarray, np.ndarray, dict[Layout, tuple[np.ndarray, np.ndarray]]]:
+def _canvases(work: np.ndarray, grid: Grid, cell: int, colour_ends: bool = True
+              ) -> tuple[np.ndarray, np.ndarray, dict[Layout, tuple[np.ndarray, np.ndarray]],
+                         list[str]]:
     """The board of ``work`` (BGR) warped to ``cell`` pixels a cell with a cell's margin,
-    the same in grey (float32) with the marks on its points painted over, and the
-    canvas pixel centres of each layout's points. Where the picture ends on an outer
-    line, the board is mirrored about it (:func:`lines_on_edges`)."""
+    the same in grey (float32) with the marks on its points painted over, the canvas
+    pixel centres of each layout's points, and the sides where the board's colour ends
+    at its outer line (:func:`painted_to_lines`; with ``colour_ends``). Where the picture
+    ends on an outer line (:func:`lines_on_edges`), or the board's colour does, the
+    board is mirrored about it: the page past it is no half of a stone."""
     height, width = work.shape[:2]
-    canvas = grid.warp(work, cell, margin=1.0,
-                       mirrored=lines_on_edges(grid, width, height))
+    mirrored = lines_on_edges(grid, width, height)
+    canvas = grid.warp(work, cell, margin=1.0, mirrored=mirrored)
+    painted = [side for side in painted_to_lines(cv2.cvtColor(canvas, cv2.COLOR_BGR2GRAY)
+                                                 .astype(np.float32), grid, cell)
+               if side not in mirrored] if colour_ends else []
+    if painted:
+        canvas = grid.warp(work, cell, margin=1.0, mirrored=[*mirrored, *painted])
     centres: dict[Layout, tuple[np.ndarray, np.ndarray]] = {
         layout: lattice_centres(grid.lines_x, grid.lines_y, 1.0, layout, cell)
         for layout in ("points", "cells")}
     gray = _without_marks(canvas, cell)
     for ys, xs in centres.values():
         gray = _without_centre_rings(_without_centre_marks(gray, canvas, ys, xs), ys, xs)
-    return canvas, gray, centres
+    return canvas, gray, centres, painted
 
 
 _STROKE_KERNEL = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7))
@@ -793,9 +803,9 @@ def _search(gray: np.ndarray) -> tuple[Grid, bool, bool]:
     return grid, dark_lines, False
 
 
-def measure(image: np.ndarray, hand: HandGrid | None = None) -> Measured:
-    """Find the grid of ``image`` (BGR), or take the one set by ``hand``, and measure the
-    points of both layouts.
+def measure(image: np.ndarray, hand: HandGrid | None = None, fit: bool = True) -> Measured:
+    """Find the grid of ``image`` (BGR), or take the one set by ``hand`` (fitted to the
+    lines near it unless not to ``fit``), and measure the points of both layouts.
 
     :raises PoorImage: too dark, washed out, without contrast, or too blurred to find a
         grid.
@@ -812,20 +822,24 @@ def measure(image: np.ndarray, hand: HandGrid | None = None) -> Measured:
         height, width = image.shape[:2]
         grid, tiled = hand.grid(width, height, scale), False
         dark_lines = not lighter_lines(gray, grid)
-        grid = fit_to_lines(gray, grid, dark_lines)
+        if fit:
+            grid = fit_to_lines(gray, grid, dark_lines)
     if not dark_lines:
         # Light lines on a dark ground (a screen's dark theme, a slate board): the points
         # are measured on the negative, a board of dark lines on light as the classifier
         # knows them, where black and white stones trade places (read_board trades
         # them back).
         work = 255 - work
-    canvas, canvas_gray, centres = _canvases(work, grid, CELL)
+    canvas, canvas_gray, centres, painted = _canvases(work, grid, CELL)
     flat = flat_grid(grid)
     # Marks are read where a cell is CELL pixels, as their shapes are drawn (a letter X
     # read on a magnified board, below, was no cross).
     marks = _marks(canvas, grid, centres, flat)
     lines = _strokes(canvas_gray)
-    labels = _labelled(lines, grid)
+    # Coordinates written past a board painted to its outer lines are read as the
+    # picture shows them, not mirrored over (the mirrored lines passed for them).
+    shown = _canvases(work, grid, CELL, colour_ends=False)[1] if painted else canvas_gray
+    labels = _labelled(_strokes(shown), grid)
     cell = CELL
     change = _change(canvas_gray) if flat else None
     radii: dict[Layout, float] = {}
@@ -842,7 +856,7 @@ def measure(image: np.ndarray, hand: HandGrid | None = None) -> Measured:
             # Small stones that show clearly from one layout's points (a screen's stones
             # are all alike), not small marks: the board is measured magnified.
             cell = round(CELL * USUAL_RADIUS / radius)
-            canvas, canvas_gray, centres = _canvases(work, grid, cell)
+            canvas, canvas_gray, centres, _ = _canvases(work, grid, cell)
             lines, change = _strokes(canvas_gray), _change(canvas_gray)
             radii = dict.fromkeys(centres, USUAL_RADIUS)
     inside = _inside(canvas_gray.shape, grid, cell)
@@ -971,8 +985,33 @@ def read_board(image: np.ndarray | str | Path | bytes, layout: Layout | None = N
     started = time.perf_counter()
     picture = image if isinstance(image, np.ndarray) else load_image(image)
     measured = measure(picture, hand)
-    if hand is not None:
-        layout = hand.layout
+    if hand is None:
+        return _reading(picture, measured, layout, first, True, started)
+    reading = _reading(picture, measured, hand.layout, first, False, started)
+    if measured.grid.residual > FIT_RESIDUAL:
+        # The lines the fit found fit it loosely: they may be a crowded board's, hidden by
+        # its stones, or its stones' edges where it shows no lines. The grid as given is
+        # read too, and the one that reads fewer points in doubt kept (on a tie, the one
+        # read more surely).
+        given = _reading(picture, measure(picture, hand, fit=False), hand.layout, first,
+                         False, started)
+        if _doubt(given) < _doubt(reading):
+            return given
+    return reading
+
+
+def _doubt(reading: Reading) -> tuple[int, float]:
+    """How much of ``reading`` is in doubt, less is better: its points read with less than
+    :data:`MIN_CONFIDENCE`, then the mean surprise of its readings."""
+    confidence = np.maximum(reading.position.confidence, 1e-6)
+    return len(reading.uncertain()), -float(np.log(confidence).mean())
+
+
+def _reading(picture: np.ndarray, measured: Measured, layout: Layout | None, first: int,
+             found: bool, started: float) -> Reading:
+    """The position on ``measured``, the points of ``picture`` measured: in the
+    ``layout`` given, or the one the stones show. A grid ``found`` (not set by hand) must
+    leave a margin to the picture's edges."""
     grid = measured.grid
     model = _model()
     probabilities = {}
@@ -992,7 +1031,7 @@ def read_board(image: np.ndarray | str | Path | bytes, layout: Layout | None = N
         p = read_by_two_looks(p, measured.looks[chosen], measured.negative, first, stars)
     columns = grid.lines_x if chosen == "points" else grid.lines_x - 1
     rows = grid.lines_y if chosen == "points" else grid.lines_y - 1
-    if chosen == "points" and hand is None:
+    if chosen == "points" and found:
         check_margin(grid, width, height, POINT_MARGIN, lines_on_edges(grid, width, height))
     stones = p.argmax(axis=1).reshape(rows, columns).astype(np.int8)
     confidence = p.max(axis=1).reshape(rows, columns).astype(np.float32)
@@ -1002,4 +1041,3 @@ def read_board(image: np.ndarray | str | Path | bytes, layout: Layout | None = N
     points = np.stack([x, y], axis=-1) / measured.scale
     return Reading(Position(stones, confidence, chosen, first), points,
                    grid.cell_pixels() / measured.scale, time.perf_counter() - started)
-
