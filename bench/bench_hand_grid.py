@@ -5,7 +5,8 @@ them).
 
 For each picture the reader finds at its size, its grid's four corners are given by hand
 as they are, then moved by up to ``--shift`` of a cell each way (a click a little off;
-seeded, ``--seed``), and the board read again on them. It prints, per folder, how many
+seeded, ``--seed``; kept inside the picture, as clicks are), and the board read again on
+them, the first colour as the labels name it. It prints, per folder, how many
 pictures each reading gets exactly and the points it gets wrong in all.
 
     PYTHONPATH=. .venv/bin/python bench/bench_hand_grid.py /tmp/photo-real/real \\
@@ -22,7 +23,8 @@ import numpy as np
 from arena.photo.errors import PhotoError
 from arena.photo.fit import folder_pictures
 from arena.photo.hand import HandGrid, grid_corners
-from arena.photo.read import read_board
+from arena.photo.position import COLOURS
+from arena.photo.read import load_image, read_board
 
 
 def _wrong(stones: np.ndarray, known: np.ndarray) -> int:
@@ -44,23 +46,27 @@ def main() -> None:
         exact = np.zeros(3, int)
         wrong = np.zeros(3, int)
         pictures = 0
-        for picture, record in folder_pictures(folder):
+        for path, record in folder_pictures(folder):
             known = np.array(record["stones"], np.int8)
+            first = COLOURS[record.get("first", "black")]
+            picture = load_image(path)
             try:
-                reading = read_board(picture)
+                reading = read_board(picture, first=first)
             except PhotoError:
                 continue
             if reading.position.stones.shape != known.shape:
                 continue
             pictures += 1
+            last = np.array([picture.shape[1] - 1, picture.shape[0] - 1])
             corners = grid_corners(np.array(reading.points), reading.position.layout)
             moved = corners + rng.uniform(-args.shift, args.shift, corners.shape) * reading.cell
             results = [_wrong(reading.position.stones, known)]
             for given in (corners, moved):
                 try:
-                    hand = HandGrid(tuple(map(tuple, given)), known.shape[1], known.shape[0],
-                                    reading.position.layout)
-                    results.append(_wrong(read_board(picture, hand=hand).position.stones, known))
+                    hand = HandGrid(tuple(map(tuple, np.clip(given, 0, last))), known.shape[1],
+                                    known.shape[0], reading.position.layout)
+                    results.append(_wrong(read_board(picture, first=first, hand=hand)
+                                          .position.stones, known))
                 except PhotoError:
                     results.append(known.size)
             exact += np.array(results) == 0

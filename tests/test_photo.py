@@ -870,7 +870,7 @@ def test_marks_on_a_screen_boards_stones_are_read_as_the_stones() -> None:
     picture = _go_diagram(stones)
     for letter, (y, x) in zip("ABC", np.argwhere(stones == 0)[::40], strict=False):
         cv2.putText(picture, letter, (30 + x * 24 - 5, 30 + y * 24 + 5),
-                    cv2.FONT_HERSHEY_SIMPLEX, 0.4, (0, 0, 0), 1, cv2.LINE_AA)
+                    cv2.FONT_HERSHEY_SIMPLEX, 0.5, (0, 0, 0), 2, cv2.LINE_AA)
     reading = read_board(picture)
     assert reading.position.layout == "points"
     assert reading.position.stones.tolist() == stones.tolist()
@@ -1276,4 +1276,82 @@ def test_a_board_painted_to_its_outer_lines_is_read(seed: int, layout: str) -> N
     stones, picture = _painted_to_lines(seed, layout)
     reading = read_board(picture)
     assert reading.position.layout == layout
+    assert reading.position.stones.tolist() == stones.tolist()
+
+
+def _small_letters(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """A caro program's 20x20 board of black lines on white, its pieces the letters x
+    and o a quarter of a cell high in a bitmap font, strokes a pixel wide (an MFC
+    program's): the position and the picture."""
+    stones = random_position(np.random.default_rng(seed), 20, 20)
+    cell, pad = 42, 20
+    side = 20 * cell
+    picture = np.full((side + 2 * pad + 2, side + 2 * pad + 2, 3), 255, np.uint8)
+    for k in range(21):
+        picture[pad + k * cell:pad + k * cell + 2, pad:pad + side + 2] = 0
+        picture[pad:pad + side + 2, pad + k * cell:pad + k * cell + 2] = 0
+    for y, x in np.argwhere(stones):
+        cx, cy = pad + x * cell + cell // 2, pad + y * cell + cell // 2
+        if stones[y, x] == BLACK:
+            cv2.line(picture, (cx - 4, cy - 5), (cx + 4, cy + 5), (0, 0, 0), 1, cv2.LINE_8)
+            cv2.line(picture, (cx + 4, cy - 5), (cx - 4, cy + 5), (0, 0, 0), 1, cv2.LINE_8)
+        else:
+            cv2.ellipse(picture, (cx, cy), (4, 5), 0, 0, 360, (0, 0, 0), 1, cv2.LINE_8)
+    return stones, picture
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+def test_small_letters_in_the_cells_are_read(seed: int) -> None:
+    """Letters x and o a quarter of a cell high (8 and 169 of them) are too small for the
+    crosses and rings looked for at a board's own size (every piece read empty): they
+    are read on the board magnified."""
+    stones, picture = _small_letters(seed)
+    reading = read_board(picture)
+    assert reading.position.layout == "cells"
+    assert reading.position.stones.tolist() == stones.tolist()
+
+
+def test_a_board_cropped_close_to_its_outer_lines_is_read() -> None:
+    """A screen board cropped 0.135 cell past its outer lines (a stock picture's):
+    enough to see that its lines stop there, too little for a stone on an outer line to
+    show whole, which the board mirrored about that line shows (refused as cut off)."""
+    sample = make_sample(0, "screen")
+    whole = read_board(sample.image)
+    assert whole.position.layout == "points"
+    margin = 0.135 * whole.cell
+    (left, top), (right, bottom) = whole.points[0, 0], whole.points[-1, -1]
+    cropped = sample.image[round(top - margin):round(bottom + margin) + 1,
+                           round(left - margin):round(right + margin) + 1]
+    assert read_board(cropped).position.stones.tolist() == sample.position.stones.tolist()
+
+
+def _window_filled(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """A Swing window's 15x15 board of grey cells with black borders, filling the window
+    below its title bar: no line on its left, right and bottom edges, which are the
+    window's; cells 44 or 45 pixels wide as the layout rounds them; blue letters X and
+    cyan O. The position and the picture."""
+    stones = random_position(np.random.default_rng(seed), 15, 15)
+    edges = np.round(np.linspace(0, 672, 16)).astype(int)
+    bar = 29
+    picture = np.full((bar + 675, 672, 3), 238, np.uint8)
+    picture[:bar] = 255
+    for k, at in enumerate(edges[:-1]):
+        picture[bar:, max(at - 1, 0):at + 1] = 0 if k else 238
+        picture[bar + at:bar + at + 2, :] = 0 if k else picture[bar + at:bar + at + 2, :]
+    picture[bar:bar + 2, :] = 0  # the top border, under the title bar
+    for y, x in np.argwhere(stones):
+        letter, colour = ("X", (255, 0, 0)) if stones[y, x] == BLACK else ("O", (255, 255, 0))
+        corner = (int(edges[x]) + 11, bar + int(edges[y]) + 34)
+        cv2.putText(picture, letter, corner, cv2.FONT_HERSHEY_TRIPLEX, 1.0, colour, 2,
+                    cv2.LINE_AA)
+    return stones, picture
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_a_board_filling_its_window_is_read(seed: int) -> None:
+    """Its lines run on to the picture's edges, where the next line would be, a cell
+    past the outer line: the window's edges are the board's (refused as cut off)."""
+    stones, picture = _window_filled(seed)
+    reading = read_board(picture)
+    assert reading.position.layout == "cells"
     assert reading.position.stones.tolist() == stones.tolist()

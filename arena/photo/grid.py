@@ -887,10 +887,12 @@ def find_grid(gray: np.ndarray, lines: np.ndarray, dark_lines: bool = True, seed
     grid = oriented(grid)
     try:
         # (An outer line on the picture's last pixels is in it: a screenshot of a
-        # board drawn in cells may end there.)
-        check_margin(grid, width, height, -EDGE_SEEN / 2)
+        # board drawn in cells may end there; or just past them, where it is the edge
+        # of a window filled by its board, a cell from the next line: FILLED_EDGE.)
+        check_margin(grid, width, height, -OUTER_LINE_PAST)
     except BoardCutOff:
-        if len(sides_out(grid, width, height, -EDGE_SEEN / 2)) == 4:  # lines all over: text, fabric
+        # Lines all over, running off every side: text, fabric.
+        if len(sides_out(grid, width, height, -OUTER_LINE_PAST)) == 4:
             raise NoBoardFound("the lines found run off the picture on every side: no board "
                                "in it", stage=2) from None
         raise
@@ -1341,6 +1343,12 @@ def _complete(lines: np.ndarray, gray: np.ndarray, dark_lines: bool, grid: Grid)
             if seen < 0.5 or ratio < 0.5 or tiles:
                 continue
             bigger = _resize(grid, side, 1)
+            if abs(rooms[side] - 1.0) <= FILLED_EDGE:
+                # The picture ends where the next line would be, the lines running on
+                # to it: a window filled by its board, whose edge is the outer line
+                # (a board of cells drawn to a window's edges draws none there).
+                grid, extended = bigger, True
+                continue
             u = {"left": 0.0, "right": bigger.lines_x - 1.0}.get(side)
             v = {"top": 0.0, "bottom": bigger.lines_y - 1.0}.get(side)
             steps = np.linspace(0, (bigger.lines_y if u is not None else bigger.lines_x) - 1, 9)
@@ -1365,16 +1373,17 @@ def _complete(lines: np.ndarray, gray: np.ndarray, dark_lines: bool, grid: Grid)
 
 def _edge_distance(grid: Grid, side: str, width: int, height: int) -> float:
     """How far past the outer line on ``side`` the picture of ``width`` by ``height``
-    ends, in cells (the median along the line; 1 or more: a cell or more)."""
+    ends, in cells (the median along the line; infinite where it ends further than a
+    cell and :data:`FILLED_EDGE` past it)."""
     steps = np.linspace(0, (grid.lines_y if side in ("left", "right") else grid.lines_x) - 1, 9)
-    past = np.linspace(0.0, 1.0, 101)
+    past = np.linspace(0.0, 1.0 + FILLED_EDGE, 109)
     outer = {"left": 0.0, "top": 0.0, "right": grid.lines_x - 1.0,
              "bottom": grid.lines_y - 1.0}[side]
     across = outer + (-past if side in ("left", "top") else past)
     a, b = np.meshgrid(across, steps)  # one row per place along the line
     x, y = grid.image_points(a, b) if side in ("left", "right") else grid.image_points(b, a)
     out = (x < 0) | (y < 0) | (x > width - 1) | (y > height - 1)
-    exits = np.where(out.any(axis=1), past[out.argmax(axis=1)], 1.0)
+    exits = np.where(out.any(axis=1), past[out.argmax(axis=1)], np.inf)
     return float(np.median(exits))
 
 
@@ -1388,8 +1397,8 @@ def _ends_at_picture_edge(lines: np.ndarray, grid: Grid, side: str, room: float,
     the lines stop at the tiles' edge (:data:`TILE_ROOM`). On a board that is not cut
     off, lines run on past the outer line only on such a board, and only to its tiles'
     edge."""
-    if room >= 1.0:
-        return False
+    if room >= 1.0 - FILLED_EDGE:
+        return False  # a cell or more: the lines are asked whether they run on
     if room < EDGE_SEEN or (tiled and abs(room - 0.5) <= TILE_EDGE):
         return True  # too little to see beyond the line; or whole outer tiles
     cell = 32  # fine enough to see a few hundredths of a cell beyond the line
@@ -1427,6 +1436,12 @@ def _ends_at_picture_edge(lines: np.ndarray, grid: Grid, side: str, room: float,
 #: a board cut off from one that ends there; a board drawn in tiles ends half a cell
 #: past its outer line, give or take this many cells.
 EDGE_SEEN, TILE_EDGE = 0.12, 0.05
+#: Where the picture ends a cell past the outer line, give or take this many cells, and
+#: the lines run on to it, its edge is the board's next line (a window filled by its
+#: board draws none there; a board cut off that close to a line is read as ending there).
+FILLED_EDGE = 0.08
+#: How far (cells) past the picture's last pixels a grid's outer line may lie.
+OUTER_LINE_PAST = max(EDGE_SEEN / 2, FILLED_EDGE)
 #: Where the picture ends this many cells or more past the outer line of a board drawn
 #: in tiles, the stretch past its outer tiles' edge shows whether the lines run on.
 TILE_ROOM = 0.7

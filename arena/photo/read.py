@@ -31,7 +31,6 @@ from arena.photo.errors import (
 from arena.photo.grid import (
     FIT_RESIDUAL,
     Grid,
-    check_margin,
     find_grid,
     fit_to_lines,
     flat_grid,
@@ -39,7 +38,6 @@ from arena.photo.grid import (
     line_colours,
     line_map,
     line_segments,
-    lines_on_edges,
     painted_to_lines,
     sides_out,
 )
@@ -76,7 +74,9 @@ __all__ = ["MIN_CONFIDENCE", "Measured", "Reading", "load_image", "measure", "re
 
 #: Longer side of the picture the grid is searched in, in pixels.
 WORKING_SIDE = 1024
-#: Cells of board a stone on an outer intersection needs inside the picture.
+#: Cells of board a stone on an outer intersection needs inside the picture to show
+#: whole; where the picture ends closer to an outer line, the board is read mirrored
+#: about it.
 POINT_MARGIN = 0.15
 #: Largest image accepted, in pixels (a 100-megapixel photo is plenty).
 MAX_PIXELS = 100_000_000
@@ -676,10 +676,11 @@ def _canvases(work: np.ndarray, grid: Grid, cell: int, colour_ends: bool = True
     the same in grey (float32) with the marks on its points painted over, the canvas
     pixel centres of each layout's points, and the sides where the board's colour ends
     at its outer line (:func:`painted_to_lines`; with ``colour_ends``). Where the picture
-    ends on an outer line (:func:`lines_on_edges`), or the board's colour does, the
-    board is mirrored about it: the page past it is no half of a stone."""
+    ends less than :data:`POINT_MARGIN` past an outer line, or the board's colour ends
+    there, the board is mirrored about it: a stone on that line shows whole, and the
+    page past it is no half of a stone."""
     height, width = work.shape[:2]
-    mirrored = lines_on_edges(grid, width, height)
+    mirrored = sides_out(grid, width, height, POINT_MARGIN)
     canvas = grid.warp(work, cell, margin=1.0, mirrored=mirrored)
     painted = [side for side in painted_to_lines(cv2.cvtColor(canvas, cv2.COLOR_BGR2GRAY)
                                                  .astype(np.float32), grid, cell)
@@ -727,13 +728,13 @@ def _inside(shape: tuple[int, ...], grid: Grid, cell: int) -> np.ndarray:
 
 
 def _marks(canvas: np.ndarray, grid: Grid, centres: dict[Layout, tuple[np.ndarray, np.ndarray]],
-           by_colour: bool) -> dict[Layout, np.ndarray]:
+           by_colour: bool, cell: int = CELL) -> dict[Layout, np.ndarray]:
     """The crosses and rings at each layout's points of a canvas of :data:`CELL` pixels
-    a cell (:func:`read_marks`), their strokes seen ``by_colour`` on a screen, and in
-    its cells as a share of the ground round them (a cell greyed as the last move's;
-    on the intersections, a dark wooden board's square star points passed for crosses
-    so)."""
-    inside = _inside(canvas.shape, grid, CELL)
+    a cell, or ``cell`` pixels for marks as much smaller (:func:`read_marks`), their
+    strokes seen ``by_colour`` on a screen, and in its cells as a share of the ground
+    round them (a cell greyed as the last move's; on the intersections, a dark wooden
+    board's square star points passed for crosses so)."""
+    inside = _inside(canvas.shape, grid, cell)
     maps: dict[bool, tuple[np.ndarray, np.ndarray, float]] = {}  # by ``relative``
     marks = {}
     for layout, (ys, xs) in centres.items():
@@ -744,6 +745,43 @@ def _marks(canvas: np.ndarray, grid: Grid, centres: dict[Layout, tuple[np.ndarra
             maps[relative] = thin, thick, max(float(np.percentile(thin[inside], 97)), 2.0)
         strokes, thick_strokes, level = maps[relative]
         marks[layout] = read_marks(strokes, thick_strokes, ys, xs, level, layout, by_colour)
+    return marks
+
+
+#: Where a small mark's strokes lie: within this many cells of a cell's centre, clear of
+#: its lines; and how strong they are at the least, as a share of the lines' strokes.
+SMALL_MARK_REACH, SMALL_MARK_STROKE = 0.3, 0.5
+#: The radius (cells) a mark is magnified to, within the crosses and rings looked for
+#: (0.2 to 0.42 cell), and the most it is magnified (a canvas grows with its square).
+MARK_RADIUS, MOST_ZOOM = 0.3, 3.0
+_SMALL_MARK_DISC = disc_offsets(0.0, SMALL_MARK_REACH)
+
+
+def _small_glyphs(lines: np.ndarray, grid: Grid, ys: np.ndarray, xs: np.ndarray
+                  ) -> np.ndarray:
+    """The radius (cells) of the strokes near the centre of each cell (centred at canvas
+    pixels ``ys``, ``xs``) that holds strokes as strong as half the lines' (``lines``:
+    the canvas's strokes), where a small mark may be: one per such cell."""
+    level = float(np.percentile(lines[_inside(lines.shape, grid, CELL)], 97))
+    strong = around(lines, ys, xs, _SMALL_MARK_DISC) >= SMALL_MARK_STROKE * level
+    distance = np.hypot(*_SMALL_MARK_DISC) / CELL
+    held = strong.any(axis=1)
+    return np.where(strong[held], distance, 0.0).max(axis=1)
+
+
+def _small_marks(work: np.ndarray, grid: Grid, radius: float
+                 ) -> dict[Layout, np.ndarray] | None:
+    """The crosses and rings of a screen board whose marks are smaller than those looked
+    for (a caro program's letters x and o, a quarter of a cell high: ``radius`` cells),
+    read on the board magnified to :data:`MARK_RADIUS`; None where it holds fewer than
+    :data:`MIN_MARKS`."""
+    cell = round(CELL * min(MARK_RADIUS / max(radius, 1e-3), MOST_ZOOM))
+    canvas = grid.warp(work, cell, margin=1.0)
+    centres = {layout: lattice_centres(grid.lines_x, grid.lines_y, 1.0, layout, cell)
+               for layout in ("points", "cells")}
+    marks = _marks(canvas, grid, centres, True, cell)
+    if max(np.count_nonzero(found) for found in marks.values()) < MIN_MARKS:
+        return None
     return marks
 
 
@@ -836,6 +874,10 @@ def measure(image: np.ndarray, hand: HandGrid | None = None, fit: bool = True) -
     # read on a magnified board, below, was no cross).
     marks = _marks(canvas, grid, centres, flat)
     lines = _strokes(canvas_gray)
+    if flat and not any(found.any() for found in marks.values()):
+        glyphs = _small_glyphs(lines, grid, *centres["cells"])
+        if len(glyphs) >= MIN_MARKS:
+            marks = _small_marks(work, grid, float(np.median(glyphs))) or marks
     # Coordinates written past a board painted to its outer lines are read as the
     # picture shows them, not mirrored over (the mirrored lines passed for them).
     shown = _canvases(work, grid, CELL, colour_ends=False)[1] if painted else canvas_gray
@@ -986,15 +1028,15 @@ def read_board(image: np.ndarray | str | Path | bytes, layout: Layout | None = N
     picture = image if isinstance(image, np.ndarray) else load_image(image)
     measured = measure(picture, hand)
     if hand is None:
-        return _reading(picture, measured, layout, first, True, started)
-    reading = _reading(picture, measured, hand.layout, first, False, started)
+        return _reading(picture, measured, layout, first, started)
+    reading = _reading(picture, measured, hand.layout, first, started)
     if measured.grid.residual > FIT_RESIDUAL:
         # The lines the fit found fit it loosely: they may be a crowded board's, hidden by
         # its stones, or its stones' edges where it shows no lines. The grid as given is
         # read too, and the one that reads fewer points in doubt kept (on a tie, the one
         # read more surely).
         given = _reading(picture, measure(picture, hand, fit=False), hand.layout, first,
-                         False, started)
+                         started)
         if _doubt(given) < _doubt(reading):
             return given
     return reading
@@ -1008,10 +1050,9 @@ def _doubt(reading: Reading) -> tuple[int, float]:
 
 
 def _reading(picture: np.ndarray, measured: Measured, layout: Layout | None, first: int,
-             found: bool, started: float) -> Reading:
+             started: float) -> Reading:
     """The position on ``measured``, the points of ``picture`` measured: in the
-    ``layout`` given, or the one the stones show. A grid ``found`` (not set by hand) must
-    leave a margin to the picture's edges."""
+    ``layout`` given, or the one the stones show."""
     grid = measured.grid
     model = _model()
     probabilities = {}
@@ -1031,8 +1072,6 @@ def _reading(picture: np.ndarray, measured: Measured, layout: Layout | None, fir
         p = read_by_two_looks(p, measured.looks[chosen], measured.negative, first, stars)
     columns = grid.lines_x if chosen == "points" else grid.lines_x - 1
     rows = grid.lines_y if chosen == "points" else grid.lines_y - 1
-    if chosen == "points" and found:
-        check_margin(grid, width, height, POINT_MARGIN, lines_on_edges(grid, width, height))
     stones = p.argmax(axis=1).reshape(rows, columns).astype(np.int8)
     confidence = p.max(axis=1).reshape(rows, columns).astype(np.float32)
     shift = 0.5 if chosen == "cells" else 0.0
