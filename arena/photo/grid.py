@@ -34,9 +34,9 @@ import numpy as np
 
 from arena.photo.errors import BoardCutOff, NoBoardFound
 
-__all__ = ["FIT_RESIDUAL", "MIN_LINES", "Grid", "check_margin", "find_grid", "fit_to_lines",
-           "flat_grid", "lattice_run", "line_map", "lines_on_edges", "oriented",
-           "painted_to_lines", "profile_peaks", "sides_out", "strokes_along"]
+__all__ = ["FIT_RESIDUAL", "MIN_LINES", "Grid", "find_grid", "fit_to_lines", "flat_grid",
+           "lattice_run", "line_map", "oriented", "painted_to_lines", "profile_peaks",
+           "sides_out", "strokes_along"]
 
 #: A Gomoku board needs at least 5 lines each way.
 MIN_LINES = 5
@@ -1515,8 +1515,9 @@ def check_margin(grid: Grid, width: int, height: int, margin: float,
 def lines_on_edges(grid: Grid, width: int, height: int) -> list[str]:
     """The sides of a picture of ``width`` by ``height`` that end on the grid's outer
     line (less than :data:`EDGE_SEEN` of a cell past it): a board's canvas saved alone,
-    whose outer lines are drawn on its first and last pixels; a stone on such a line
-    shows half of itself, and the picture mirrored past its edge shows it whole."""
+    whose outer lines are drawn on its first and last pixels, where nothing past the
+    line shows (the search asks such a line where the picture is continued; the reader
+    mirrors the board about it, and a little further, for a stone on it)."""
     return sides_out(grid, width, height, EDGE_SEEN)
 
 
