@@ -4,8 +4,9 @@ right, stones found and invented, whole boards read exactly, and seconds per pic
 Sets: ``photo``, ``scan`` and ``screen`` are generated (:mod:`arena.photo.synth`, from
 the seed ``--first``; the classifier is fitted on seeds 1,000,000 to 1,000,499 and the
 reader developed on seeds from 2,000,000, so measure elsewhere), ``dark``, the
-screens in negative (a dark theme: light lines on a dark ground), and ``numbered``, the
-screens with a move number on every stone; the other sets are
+screens in negative (a dark theme: light lines on a dark ground), ``numbered``, the
+screens with a move number on every stone, and ``text``, boards printed as text by
+console programs (:func:`arena.photo.synth.print_board`); the other sets are
 folders of pictures, each ``NAME.png`` or ``NAME.jpg`` with its position in
 ``NAME.json``: ``web``, screenshots of the project's web board written by
 ``bench/web_screenshots.py``; ``render``, wooden boards rendered in 3D by Blender
@@ -48,7 +49,7 @@ from arena.photo.errors import PhotoError
 from arena.photo.fit import folder_pictures
 from arena.photo.position import COLOURS
 from arena.photo.read import read_board
-from arena.photo.synth import make_sample
+from arena.photo.synth import make_sample, print_board
 
 
 @dataclass
@@ -171,6 +172,7 @@ def main() -> int:
             for seed in range(args.first, args.first + args.count):
                 sample = (make_sample(seed, "screen", **{name: True})
                           if name in SCREEN_VARIANTS
+                          else print_board(seed) if name == "text"
                           else make_sample(seed, name))  # type: ignore[arg-type]
                 tally.add(f"{name} {seed}", sample.position.stones, *_read(sample.image))
         print(tally.row(name), flush=True)

@@ -67,6 +67,7 @@ from arena.photo.stones import (
     lattice_centres,
     point_features,
 )
+from arena.photo.text import read_text_board
 from arena.photo.tiles import tiled_grid
 from brain.game.board import MAX_SIZE
 
@@ -1020,13 +1021,24 @@ def read_board(image: np.ndarray | str | Path | bytes, layout: Layout | None = N
     ``layout`` forces where the stones stand (``"points"``: on the intersections,
     ``"cells"``: in the cells); by default the reader decides from the stones. ``first``
     is the colour that moved first: black in Gomoku, white in some programs. ``hand``
-    is the board's grid set by hand, its layout then the one it names.
+    is the board's grid set by hand, its layout then the one it names. Where no grid is
+    found, a board printed as text (a console program's) is looked for
+    (:mod:`arena.photo.text`) and read on the points it prints, whatever ``layout``
+    says.
 
     :raises PhotoError: no position can be read (the subclass and message say why).
     """
     started = time.perf_counter()
     picture = image if isinstance(image, np.ndarray) else load_image(image)
-    measured = measure(picture, hand)
+    try:
+        measured = measure(picture, hand)
+    except (NoBoardFound, BoardCutOff, PoorImage):
+        # (A dark terminal printing little but small dots is too dark for a photo.)
+        printed = None if hand is not None else read_text_board(picture, first)
+        if printed is None:
+            raise
+        return Reading(Position(printed.stones, printed.confidence, printed.layout, first),
+                       printed.points, printed.cell, time.perf_counter() - started)
     if hand is None:
         return _reading(picture, measured, layout, first, started)
     reading = _reading(picture, measured, hand.layout, first, started)

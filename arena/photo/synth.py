@@ -20,7 +20,7 @@ import numpy as np
 from arena.photo.position import EMPTY, TRADED, Layout, Position
 
 __all__ = ["KINDS", "Sample", "draw_board", "make_sample", "move_numbers", "no_board",
-           "photograph", "random_position", "scan"]
+           "photograph", "print_board", "random_position", "scan"]
 
 Kind = Literal["photo", "scan", "screen"]
 #: The sets the measurements report on.
@@ -465,3 +465,81 @@ def no_board(seed: int) -> np.ndarray:
             for x in range((k % 2) * brick_w // 2, width, brick_w):
                 cv2.line(image, (x, y), (x, y + brick_h), (200, 200, 200), 3)
     return _finish(rng, image, 0.5, 2.0, 85)
+
+
+#: The stone glyphs a console program prints, black's first: letters, or discs (drawn as
+#: circles, a terminal's ``●`` and ``○``).
+_STONE_GLYPHS = (("X", "O"), ("x", "o"), ("@disc", "@ring"), ("b", "w"))
+_FONTS = (cv2.FONT_HERSHEY_PLAIN, cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_DUPLEX)
+
+
+def _print_line(image: np.ndarray, characters: list[str], left: float, baseline: float,
+                width: float, font: int, scale: float, thickness: int,
+                colour: tuple[float, float, float]) -> None:
+    """Print ``characters`` one to a column ``width`` pixels wide from ``left``, as a
+    terminal prints them in a monospaced font (each glyph centred in its column)."""
+    (_, glyph_height), _ = cv2.getTextSize("X", font, scale, thickness)
+    for column, character in enumerate(characters):
+        middle = left + (column + 0.5) * width
+        if character.startswith("@"):
+            radius = max(2, round(0.45 * glyph_height))
+            centre = (round(middle), round(baseline - glyph_height / 2))
+            cv2.circle(image, centre, radius, colour, -1 if character == "@disc" else
+                       thickness, cv2.LINE_AA)
+        elif character.strip():
+            (glyph_width, _), _ = cv2.getTextSize(character, font, scale, thickness)
+            cv2.putText(image, character, (round(middle - glyph_width / 2), round(baseline)),
+                        font, scale, colour, thickness, cv2.LINE_AA)
+
+
+def print_board(seed: int, glyphs: tuple[str, str] | None = None) -> Sample:
+    """A board printed as text by a console program, as its terminal shows it: a
+    monospaced lattice of characters, either a glyph on every point (``+`` or ``.``
+    empty, the stones' letters or discs between spaces; some programs part it in
+    blocks of five by ``|`` columns and rules of dashes) or the stones between ``|``
+    separators with blanks for the empty cells; row numbers on the left and column
+    labels above, light text on a dark terminal or dark on a light one. ``glyphs``
+    names black's and white's glyphs (by default one of the pairs programs print)."""
+    rng = np.random.default_rng([seed, 7])
+    size = int(rng.choice([8, 9, 10, 11, 13, 15]))
+    stones = random_position(rng, size, size)
+    separated = rng.random() < 0.4
+    blocks = not separated and rng.random() < 0.3
+    black, white = glyphs or _STONE_GLYPHS[rng.integers(len(_STONE_GLYPHS))]
+    font = _FONTS[rng.integers(len(_FONTS))]
+    scale = float(rng.uniform(0.6, 1.3)) * (1.6 if font == cv2.FONT_HERSHEY_PLAIN else 1.0)
+    thickness = 1 + int(rng.random() < 0.3)
+    (glyph_width, glyph_height), _ = cv2.getTextSize("W", font, scale, thickness)
+    width = glyph_width * float(rng.uniform(1.1, 1.4))
+    line = glyph_height * float(rng.uniform(1.5, 2.0))
+    empty = " " if separated else str(rng.choice(["+", "."]))
+    glyph = {0: empty, 1: black, 2: white}
+    rows = [[f"{1 + y:2d}"[0], f"{1 + y:2d}"[1], " "] for y in range(size)]
+    header = [" ", " ", " "]
+    for x in range(size):
+        label, parted = chr(ord("A") + x), x < size - 1 and (separated or (blocks and x % 5 == 4))
+        after = "|" if parted else " "
+        header += [label, after]
+        for y in range(size):
+            rows[y] += [glyph[int(stones[y, x])], after]
+            if blocks and after == "|":
+                rows[y] += [" "]
+        if blocks and after == "|":
+            header += [" "]
+    lines = [header]
+    for y, characters in enumerate(rows):
+        lines.append(characters)
+        if blocks and y % 5 == 4 and y < size - 1:
+            lines.append([" ", " ", " "] + ["-"] * (len(characters) - 3))
+    dark = rng.random() < 0.5
+    ground = np.array((30, 30, 30) if dark else (250, 250, 250), np.uint8)
+    ink = tuple(float(v) for v in (rng.uniform(170, 240, 3) if dark else rng.uniform(0, 90, 3)))
+    margin = round(2 * width)
+    height = round(margin * 2 + line * len(lines))
+    image = np.broadcast_to(ground, (height, round(2 * margin + width * len(header)), 3)).copy()
+    for index, characters in enumerate(lines):
+        _print_line(image, characters, margin, margin + (index + 0.8) * line, width, font,
+                    scale, thickness, ink)
+    confidence = np.ones(stones.shape, np.float32)
+    position = Position(stones, confidence, "cells" if separated else "points")
+    return Sample(image, position, "text", seed)
