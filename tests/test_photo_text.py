@@ -22,9 +22,11 @@ from arena.photo.text import read_text_board
 ROOT = Path(__file__).resolve().parent.parent
 
 #: Generated console boards: the first twelve, and ones printed in the styles that asked
-#: most of the reader (7: ``b`` and ``w`` between bars; 14, 28: more stones than empty
-#: points; 15, 26: blocks of five parted by ``|`` and rules, 26 with discs; 72: an empty
-#: board between bars, its outer cells told by its header's labels).
+#: most of the reader (2, 8, 9: in a terminal's window, its frame round the board and a
+#: title above in a proportional font, the last move printed in a colour of its own;
+#: 7: ``b`` and ``w`` between bars; 14, 28: more stones than empty points; 15, 26:
+#: blocks of five parted by ``|`` and rules, 26 with discs; 72: an empty board between
+#: bars, its outer cells told by its header's labels).
 SEEDS = [*range(12), 14, 15, 26, 28, 72]
 
 

@@ -17,7 +17,7 @@ from typing import Literal
 import cv2
 import numpy as np
 
-from arena.photo.position import EMPTY, TRADED, Layout, Position
+from arena.photo.position import BLACK, EMPTY, TRADED, WHITE, Layout, Position
 
 __all__ = ["KINDS", "Sample", "draw_board", "make_sample", "move_numbers", "no_board",
            "photograph", "print_board", "random_position", "scan"]
@@ -527,7 +527,9 @@ def print_board(seed: int, glyphs: tuple[str, str] | None = None) -> Sample:
         if blocks and after == "|":
             header += [" "]
     lines = [header]
+    line_of = {}  # each row of the board's line
     for y, characters in enumerate(rows):
+        line_of[y] = len(lines)
         lines.append(characters)
         if blocks and y % 5 == 4 and y < size - 1:
             lines.append([" ", " ", " "] + ["-"] * (len(characters) - 3))
@@ -540,6 +542,29 @@ def print_board(seed: int, glyphs: tuple[str, str] | None = None) -> Sample:
     for index, characters in enumerate(lines):
         _print_line(image, characters, margin, margin + (index + 0.8) * line, width, font,
                     scale, thickness, ink)
+    # Drawn apart, so that the seeds' boards stay as they were: the last move printed
+    # in another colour, and the terminal's window round the board.
+    extra = np.random.default_rng([seed, 8])
+    if stones.any() and extra.random() < 0.3:
+        last = BLACK if (stones == BLACK).sum() > (stones == WHITE).sum() else WHITE
+        y, x = extra.permutation(np.argwhere(stones == last))[0]
+        column = 3 + 2 * x + (blocks and x > 4) + (blocks and x > 9)
+        index = line_of[int(y)]
+        characters = [" "] * column + [lines[index][column]]
+        left, baseline = margin + column * width, margin + (index + 0.8) * line
+        cv2.rectangle(image, (round(left), round(baseline - line * 0.85)),
+                      (round(left + width), round(baseline + line * 0.15)),
+                      tuple(int(v) for v in ground), -1)
+        _print_line(image, characters, margin, baseline, width, font, scale, thickness,
+                    (40.0, 200.0, 240.0))
+    if extra.random() < 0.3:
+        cv2.rectangle(image, (margin // 2, margin // 2),
+                      (image.shape[1] - margin // 2, image.shape[0] - margin // 2), ink, 1)
+        title = np.broadcast_to(np.array((200, 200, 200), np.uint8),
+                                (round(line * 1.2), image.shape[1], 3)).copy()
+        cv2.putText(title, "Terminal - gomoku", (10, round(line * 0.85)),
+                    cv2.FONT_HERSHEY_COMPLEX_SMALL, 0.8, (20, 20, 20), 1, cv2.LINE_AA)
+        image = np.concatenate([title, image])
     confidence = np.ones(stones.shape, np.float32)
     position = Position(stones, confidence, "cells" if separated else "points")
     return Sample(image, position, "text", seed)

@@ -33,6 +33,8 @@ __all__ = ["TextBoard", "read_text_board"]
 TEXT_SIDE = 2048
 #: Least colour distance (grey levels) from the local ground that counts as ink.
 MIN_INK = 24
+#: Share of the folded rows' most ink from which a row's text is counted.
+ROW_INK = 0.03
 #: Share of the highest peak of the rows' autocorrelation from which a peak is their
 #: period: on generated boards a multiple of it peaked up to twice as high.
 FUNDAMENTAL = 0.5
@@ -53,6 +55,9 @@ SHADE_APART = 80.0
 #: A glyph is read surely where it is this much more like its class's first glyph on
 #: the board than like any other class's there.
 CLEAR_GLYPH = 0.15
+#: Classes a board's row may print besides the empty point: the two stones' and a last
+#: move's, printed in another colour.
+ROW_CLASSES = 3
 #: Share of the rows printing the empty point in which a board's column prints its
 #: alphabet (a rule or a label may part the rows).
 ALPHABET_ROWS = 0.8
@@ -105,10 +110,15 @@ class _Glyph:
     colour: np.ndarray
     form: np.ndarray
     holed: bool
+    spanning: bool  # from the row's top to its bottom: its height is the row's
 
     @classmethod
-    def of(cls, shape: np.ndarray, colour: np.ndarray) -> _Glyph:
-        """The glyph of the ink ``shape`` (its bounding box) printed in ``colour``."""
+    def of(cls, shape: np.ndarray, strength: np.ndarray, colour: np.ndarray,
+           spanning: bool = False) -> _Glyph:
+        """The glyph of the ink ``shape`` (its bounding box) printed in ``colour``, the
+        ink's ``strength`` (distance from the ground) over the box. Its hole is looked
+        for in its core too, the ink at half its strongest: a small ``o``'s hole is
+        filled by the pixels its stroke half covers."""
         height, width = shape.shape
         side = max(height, width)
         square = np.zeros((side, side), np.float32)
@@ -116,16 +126,23 @@ class _Glyph:
                (side - width) // 2:(side - width) // 2 + width] = shape
         form = cv2.GaussianBlur(cv2.resize(square, (FORM, FORM), interpolation=cv2.INTER_AREA),
                                 (0, 0), FORM_BLUR)
-        return cls(shape, colour, form / max(float(form.max()), 1e-6), _has_hole(shape))
+        core = shape & (strength >= 0.5 * float(strength[shape].max()))
+        return cls(shape, colour, form / max(float(form.max()), 1e-6),
+                   _has_hole(shape) or _has_hole(core), spanning)
 
-    def likeness(self, other: _Glyph) -> float:
-        """How alike two glyphs are, 0 to 1: nothing where their sizes or colours differ
-        (a ``.`` and a ``●``; a red ``X`` and a blue one) or one has a hole and the
-        other none (a ``●`` and a ``○``), else the correlation of their forms."""
+    def likeness(self, other: _Glyph, colour: bool = True) -> float:
+        """How alike two glyphs are, 0 to 1: nothing where their sizes or (if asked)
+        colours differ (a ``.`` and a ``●``; a red ``X`` and a blue one) or one has a
+        hole and the other none (a ``●`` and a ``○``), else the correlation of their
+        forms."""
         sizes = np.array([self.shape.shape, other.shape.shape], np.float64)
-        if (np.abs(sizes[0] - sizes[1]) > np.maximum(2, SAME_SIZE * sizes.max(axis=0))).any():
+        apart = np.abs(sizes[0] - sizes[1]) > np.maximum(2, SAME_SIZE * sizes.max(axis=0))
+        # (A separator joined to the next row's spans its row, cut to its height.)
+        if apart[1] or (apart[0] and not (self.spanning or other.spanning)):
             return 0.0
-        if np.abs(self.colour - other.colour).max() > SAME_INK or self.holed != other.holed:
+        if colour and np.abs(self.colour - other.colour).max() > SAME_INK:
+            return 0.0
+        if self.holed != other.holed:
             return 0.0
         one, two = self.form - self.form.mean(), other.form - other.form.mean()
         spread = float(np.sqrt((one * one).sum() * (two * two).sum()))
@@ -153,11 +170,11 @@ def read_text_board(image: np.ndarray, first: int = BLACK) -> TextBoard | None:
                                                    interpolation=cv2.INTER_AREA)
     if work.ndim == 2:
         work = cv2.cvtColor(work, cv2.COLOR_GRAY2BGR)
-    ink = _ink(work)
+    ink, strength = _ink(work)
     lattice = _lattice(ink)
     if lattice is None:
         return None
-    glyphs = _glyphs(ink, work, lattice)
+    glyphs = _glyphs(ink, strength, work, lattice)
     if not glyphs:
         return None
     classes = _classes(glyphs)
@@ -178,15 +195,16 @@ def read_text_board(image: np.ndarray, first: int = BLACK) -> TextBoard | None:
     return _read(board, glyphs, classes, lattice, scale, first)
 
 
-def _ink(image: np.ndarray) -> np.ndarray:
+def _ink(image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Where the picture departs from its local ground (a median over a window larger
-    than a character) by more than Otsu's level between ink and ground."""
+    than a character) by more than Otsu's level between ink and ground, and by how
+    much (grey levels, its strongest channel)."""
     side = min(image.shape[:2])
     window = min(255, max(15, side // 8) | 1)
     ground = cv2.medianBlur(image, window)
     distance = cv2.absdiff(image, ground).max(axis=2)
     level, _ = cv2.threshold(distance, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
-    return distance > max(level, MIN_INK)
+    return distance > max(level, MIN_INK), distance
 
 
 def _period(profile: np.ndarray) -> float | None:
@@ -223,27 +241,32 @@ def _lattice(ink: np.ndarray) -> _Lattice | None:
         return None
     # Rows by the glyphs' ink down the picture: rules and dashes between the rows, flat
     # strokes, leave it out.
+    glyphs = stats[(heights > 1) & (widths <= 3 * heights)][
+        :, [cv2.CC_STAT_TOP, cv2.CC_STAT_HEIGHT, cv2.CC_STAT_AREA]]
     profile = np.zeros(ink.shape[0])
-    for top, height, area in stats[(heights > 1) & (widths <= 3 * heights)][
-            :, [cv2.CC_STAT_TOP, cv2.CC_STAT_HEIGHT, cv2.CC_STAT_AREA]]:
+    for top, height, area in glyphs:
         profile[top:top + height] += area / height
     pitch = _period(profile)
     if pitch is None:
         return None
-    middle = _phase(np.arange(len(profile)), pitch, profile)
-    # A row spans its text about its middle, short of the next row's: a board printed on
-    # every other line draws rules there.
-    folded = np.bincount(np.round((np.arange(len(profile)) - middle + pitch / 2) % pitch)
-                         .astype(int), profile, round(pitch) + 1)
-    inked = np.flatnonzero(folded >= 0.1 * folded.max())
-    # (A stone's disc may stand taller than the row's other glyphs.)
-    half = min(pitch / 2 - 1, 1.25 * max(pitch / 2 - inked[0], inked[-1] - pitch / 2) + 1)
-    rows = []
-    height = round(2 * half)  # every row alike: a glyph's box is the same on each
-    for y in np.arange(middle, ink.shape[0], pitch):
-        top = round(y - half)
-        if top >= 0 and top + height <= ink.shape[0]:
-            rows.append((top, top + height))
+    # A row spans its text, the ink of the profile folded on the pitch, from where the
+    # folded profile is least (between rows) on: rules or dashes printed between rows
+    # stay out (their flat strokes are not in the profile).
+    # Glyphs of one row only (a frame's side or separators stacked row on row, taller
+    # than a row, would fill the gaps between rows).
+    single = np.zeros(ink.shape[0])
+    for top, height, area in glyphs[glyphs[:, 1] <= pitch]:
+        single[top:top + height] += area / height
+    phase = (np.arange(len(single)) % pitch).astype(int)
+    folded = np.bincount(phase, single) / np.maximum(np.bincount(phase), 1)
+    least = int(np.argmin(folded))
+    inked = np.flatnonzero(np.roll(folded, -least) >= ROW_INK * folded.max())
+    # A pixel or two more either way, within the gap: a row's place is rounded.
+    margin = min(1 + 0.1 * (inked[-1] - inked[0]), (pitch - 1 - inked[-1] + inked[0]) / 2)
+    height = round(inked[-1] - inked[0] + 1 + 2 * margin)
+    rows = [(round(top), round(top) + height)
+            for top in np.arange((least + inked[0] - margin) % pitch, ink.shape[0] - height,
+                                 pitch)]
     width = _character_width(ink, rows, pitch)
     if width is None:
         return None
@@ -267,28 +290,34 @@ def _run_centres(band: np.ndarray) -> np.ndarray:
 def _character_width(ink: np.ndarray, rows: list[tuple[int, int]], pitch: float
                      ) -> float | None:
     """The width of a character: the largest spacing whose multiples the gaps between
-    neighbouring glyphs of a row fit (nearly as well as the best), refined by least
-    squares."""
+    neighbouring glyphs of a row fit nearly as well as the best (the top of its peak of
+    fits), refined by least squares on the short gaps that fit it."""
     gaps = np.concatenate([np.diff(_run_centres(ink[top:bottom])) for top, bottom in rows]
                           + [np.zeros(0)])
     gaps = gaps[gaps > 2]
     if len(gaps) < MIN_SIDE * MIN_SIDE:
         return None
-    widths = np.arange(max(3.0, 0.3 * pitch), pitch, 0.25)
+    widths = np.arange(max(3.0, 0.3 * pitch), pitch, 0.05)  # fine: a gap of 3 widths is asked
     if not len(widths):
         return None
     fits = np.array([np.cos(2 * np.pi * gaps / width).mean() for width in widths])
     if fits.max() < 0.7:
         return None  # no monospaced lattice: prose in a proportional font, or a drawing
-    width = float(widths[fits >= 0.9 * fits.max()].max())
-    steps = np.round(gaps / width)
-    taken = steps > 0
-    if not taken.any():
-        return None
-    return float((gaps[taken] * steps[taken]).sum() / (steps[taken] ** 2).sum())
+    peaks = np.flatnonzero((fits >= 0.97 * fits.max()) & (fits >= np.roll(fits, 1))
+                           & (fits >= np.roll(fits, -1)))
+    width = float(widths[peaks.max()])
+    for _ in range(2):
+        # Refined on the short gaps that fit it (a title in a proportional font fits
+        # none; a long gap's multiple, counted wrong by one, would pull it off).
+        steps = np.round(gaps / width)
+        taken = (steps > 0) & (steps <= 4) & (np.abs(gaps / width - steps) < 0.15)
+        if not taken.any():
+            return None
+        width = float((gaps[taken] * steps[taken]).sum() / (steps[taken] ** 2).sum())
+    return width
 
 
-def _glyphs(ink: np.ndarray, image: np.ndarray, lattice: _Lattice
+def _glyphs(ink: np.ndarray, strength: np.ndarray, image: np.ndarray, lattice: _Lattice
             ) -> dict[tuple[int, int], _Glyph]:
     """Each character's glyph by (row, column): the ink components of a row whose
     centres fall in one character's column (a disc may be wider than its column)."""
@@ -305,8 +334,10 @@ def _glyphs(ink: np.ndarray, image: np.ndarray, lattice: _Lattice
                 continue
             mask = np.isin(labels, members)
             ys, xs = np.nonzero(mask)
-            glyphs[row, column] = _Glyph.of(mask[ys.min():ys.max() + 1, xs.min():xs.max() + 1],
-                                            image[top:bottom][ys, xs].mean(axis=0))
+            box = np.s_[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
+            glyphs[row, column] = _Glyph.of(mask[box], strength[top:bottom][box],
+                                            image[top:bottom][ys, xs].mean(axis=0),
+                                            ys.min() == 0 and ys.max() == bottom - top - 1)
     return glyphs
 
 
@@ -362,13 +393,13 @@ def _others(classes: dict[tuple[int, int], int], row: int, columns: list[list[in
 def _board_rows(classes: dict[tuple[int, int], int], rows: list[int],
                 columns: list[list[int]], empty: int) -> tuple[list[int], set[int]]:
     """The longest run of ``rows`` (those printing the board's frame; a rule or a blank
-    line may part two, another row of the frame not) holding at most two classes
-    besides ``empty`` on the board's points (a row of labels holds more), and the
-    classes they hold there."""
+    line may part two, another row of the frame not) holding at most
+    :data:`ROW_CLASSES` classes besides ``empty`` on the board's points (a row of labels
+    holds more), and the classes they hold there."""
     best: list[int] = []
     current: list[int] = []
     for row in rows:
-        plain = len(_others(classes, row, columns, empty)) <= 2
+        plain = len(_others(classes, row, columns, empty)) <= ROW_CLASSES
         if not plain or (current and row - current[-1] > 2):
             current = []
         if plain:
@@ -384,7 +415,7 @@ def _marked_board(classes: dict[tuple[int, int], int], samples: dict[int, _Glyph
     empty point, its alphabet is it and the two classes printed most in the columns it
     stands in; the board's columns are those printing that alphabet in nearly every row
     the empty point is printed in (a crowded column may print no empty point), and its
-    rows those printing a glyph in all of them, the empty point or only the alphabet.
+    rows those printing a glyph in all of them, the empty point or the alphabet.
     Of boards as large, :func:`_rank` tells the empty point."""
     counts = Counter(classes.values())
     best: _Board | None = None
@@ -407,11 +438,12 @@ def _marked_board(classes: dict[tuple[int, int], int], samples: dict[int, _Glyph
         columns = _run(columns, 2 * step)
         spans = [[column] for column in columns]
         # A row of the board prints a glyph on every column, and the empty point or
-        # nothing but the alphabet (a rule, or a row of stars under the board, neither).
+        # the alphabet but for one glyph at most (a last move printed apart; a rule, or
+        # a row of stars under the board, neither).
         printed_rows = [row for row in sorted({row for row, _ in classes})
                         if all((row, column) in classes for column in columns)
-                        and (row in rows or all(classes[row, column] in alphabet
-                                                for column in columns))]
+                        and (row in rows or sum(classes[row, column] not in alphabet
+                                                for column in columns) <= 1)]
         found, _ = _board_rows(classes, printed_rows, spans, empty)
         if min(len(found), len(columns)) < MIN_SIDE:
             continue
@@ -461,22 +493,22 @@ def _separated_board(classes: dict[tuple[int, int], int]) -> _Board | None:
                       for row in rows for span in spans)
         if not rows or crowded > SHARED_CELLS * len(rows) * len(spans):
             continue  # glyphs side by side between the separators: no cells of stones
+        if any(_framed(classes, rows, span) >= FRAME * len(rows) for span in spans):
+            continue  # one glyph down a column of cells: separators of another kind
         outer = [list(range(bars[0] - step + 1, bars[0])),
                  list(range(bars[-1] + 1, bars[-1] + step))]
         heads = [row for row in (rows[0] - 1, rows[-1] + 1)
                  if sum(any((row, column) in classes for column in span) for span in spans)
                  >= 0.8 * len(spans)]
         for side, span in enumerate(outer):
-            # A cell beyond the outer separator: where a stone (of at most two classes
-            # on the board) stands in it, or the board's header labels it as it labels
+            # A cell beyond the outer separator: where a stone (of the classes a row
+            # may print) stands in it, or the board's header labels it as it labels
             # the cells between; not a frame's column, on nearly every row one glyph
             # that no cell between holds.
             held = {classes.get((row, column), 0) for row in rows for column in span} - {0}
             labelled = any((head, column) in classes for head in heads for column in span)
-            framed = max(Counter(classes[row, column] for row in rows for column in span
-                                 if classes.get((row, column), 0) in held - stones).values(),
-                         default=0)
-            if (held or labelled) and len(stones | held) <= 2 and framed < FRAME * len(rows):
+            if ((held or labelled) and len(stones | held) <= ROW_CLASSES
+                    and _framed(classes, rows, span, held - stones) < FRAME * len(rows)):
                 spans = [span, *spans] if side == 0 else [*spans, span]
                 stones |= held
         if min(len(rows), len(spans)) < MIN_SIDE:
@@ -484,6 +516,16 @@ def _separated_board(classes: dict[tuple[int, int], int]) -> _Board | None:
         if best is None or len(rows) * len(spans) > len(best.rows) * len(best.columns):
             best = _Board(rows, spans, 0, "cells")
     return best
+
+
+def _framed(classes: dict[tuple[int, int], int], rows: list[int], span: list[int],
+            kinds: set[int] | None = None) -> int:
+    """On how many of ``rows`` the columns ``span`` print the glyph they print most (of
+    ``kinds`` if given): a frame's or a separator's column prints one on every row."""
+    found = Counter(kind for row in rows for column in span
+                    if (kind := classes.get((row, column), 0))
+                    and (kinds is None or kind in kinds))
+    return max(found.values(), default=0)
 
 
 def _drawn_grid(ink: np.ndarray, board: _Board, lattice: _Lattice) -> bool:
@@ -541,6 +583,31 @@ def _is_b(shape: np.ndarray) -> bool:
                 and upper[:, :width // 2].sum() > 2 * upper[:, width - width // 2:].sum())
 
 
+def _stone_pair(found: Counter[int], samples: dict[int, _Glyph]) -> list[int]:
+    """The two players' stone classes of those ``found`` on the board. Where they are
+    of two shapes or more, the two shapes printed most, each by its class printed in
+    the other's colour (the last move, printed in a colour of its own, is another class
+    of its shape); else the two classes printed most (discs told by colour alone)."""
+    groups: list[list[int]] = []
+    for kind, _ in found.most_common():
+        group = next((group for group in groups
+                      if samples[kind].likeness(samples[group[0]], colour=False)
+                      >= SAME_GLYPH), None)
+        if group is None:
+            groups.append([kind])
+        else:
+            group.append(kind)
+    if len(groups) < 2:
+        return [kind for kind, _ in found.most_common(2)]
+    first, second = sorted(groups, key=lambda group: -sum(found[kind] for kind in group))[:2]
+
+    def nearest(group: list[int], other: int) -> int:
+        return min(group, key=lambda kind: float(np.abs(samples[kind].colour
+                                                         - samples[other].colour).max()))
+    one = nearest(first, second[0])
+    return [one, nearest(second, one)]
+
+
 def _colours(samples: dict[int, _Glyph], counts: Counter[int], first: int
              ) -> tuple[dict[int, int], bool]:
     """Each stone class's colour, and whether it is in doubt: the darker of two glyphs
@@ -551,7 +618,7 @@ def _colours(samples: dict[int, _Glyph], counts: Counter[int], first: int
     kinds = list(samples)
     shapes = [samples[kind].shape for kind in kinds]
     letters = [_is_b(shape) for shape in shapes]
-    holes = [_has_hole(shape) for shape in shapes]
+    holes = [samples[kind].holed for kind in kinds]
     if len(kinds) == 1:
         return {kinds[0]: BLACK if letters[0] or not holes[0] else WHITE}, False
     shades = [float(samples[kind].colour.mean()) for kind in kinds]
@@ -603,16 +670,25 @@ def _read(board: _Board, glyphs: dict[tuple[int, int], _Glyph],
     if board.layout == "points":
         sure[kinds == 0] = UNSURE  # a point printed blank where every point prints a glyph
     found = Counter(kinds[(kinds != board.empty) & (kinds != 0)].tolist())
-    two = [kind for kind, _ in found.most_common(2)]
-    for kind in set(found) - set(two):
-        sure[kinds == kind] = UNSURE  # a third stone glyph: neither colour's
+    two = _stone_pair(found, samples)
     stones = np.full((height, width), EMPTY, np.int8)
     if two:
-        colours, doubt = _colours({kind: samples[kind] for kind in two}, found, first)
-        for kind, colour in colours.items():
-            stones[kinds == kind] = colour
-            if doubt:
+        # Another look of a stone (the last move printed in a colour of its own) is of
+        # the one stone glyph whose shape it has; else neither colour's.
+        looks = {kind: kind for kind in two}
+        for kind in set(found) - set(two):
+            shaped = [samples[kind].likeness(samples[other], colour=False) for other in two]
+            if max(shaped) >= SAME_GLYPH and abs(shaped[0] - shaped[1]) >= CLEAR_GLYPH:
+                looks[kind] = two[int(np.argmax(shaped))]
+            else:
                 sure[kinds == kind] = UNSURE
+        counts = Counter({kind: sum(found[look] for look in looks if looks[look] == kind)
+                          for kind in two})
+        colours, doubt = _colours({kind: samples[kind] for kind in two}, counts, first)
+        for look, kind in looks.items():
+            stones[kinds == look] = colours[kind]
+            if doubt:
+                sure[kinds == look] = UNSURE
     return TextBoard(stones, sure, board.layout, points / scale,
                      float(np.mean([lattice.rows[1][0] - lattice.rows[0][0],
                                     lattice.width * _columns_step(board)])) / scale)
