@@ -10,11 +10,12 @@ the reader asks this module when it finds no board.
 The picture is split into ink and ground, the ink's rows and character columns found
 by their periods, each character's glyph measured on the lattice and the glyphs sorted
 into classes of near copies. The board is the block of the lattice where one class
-(the empty glyph, or the separator) repeats in every row and column and at most two
-other classes stand (the stones); which of them is black is told by the glyphs' shades,
-else by their shapes: a disc or a cross is black against a ring (``●``/``○``,
-``X``/``O``), a ``b`` against a ``w``. A picture of prose, or of a board drawn with
-lines, has no such block and gives ``None``.
+(the empty glyph, or the separator) repeats in every row and column and few other
+classes stand (the two players' stones, and a last move printed in a colour of its
+own); which of them is black is told by the glyphs' shades, else by their shapes: a
+disc or a cross is black against a ring (``●``/``○``, ``X``/``O``), a ``b`` against a
+``w``, else by their counts. A picture of prose, or of a board drawn with lines, has no
+such block and gives ``None``.
 """
 
 from __future__ import annotations
