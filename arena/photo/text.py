@@ -39,6 +39,9 @@ ROW_INK = 0.03
 #: Share of the highest peak of the rows' autocorrelation from which a peak is their
 #: period: on generated boards a multiple of it peaked up to twice as high.
 FUNDAMENTAL = 0.5
+#: Share of the best fit of the gaps between glyphs from which a width fits them
+#: nearly as well (its multiples fit too: the largest such is the character's).
+NEARLY_BEST = 0.97
 #: Side of a glyph's form, pixels.
 FORM = 16
 #: Blur of a form (its pixels), so that a pixel's shift changes it little.
@@ -115,7 +118,7 @@ class _Glyph:
 
     @classmethod
     def of(cls, shape: np.ndarray, strength: np.ndarray, colour: np.ndarray,
-           spanning: bool = False) -> _Glyph:
+           spanning: bool) -> _Glyph:
         """The glyph of the ink ``shape`` (its bounding box) printed in ``colour``, the
         ink's ``strength`` (distance from the ground) over the box. Its hole is looked
         for in its core too, the ink at half its strongest: a small ``o``'s hole is
@@ -233,6 +236,15 @@ def _period(profile: np.ndarray) -> float | None:
     return None
 
 
+def _down(glyphs: np.ndarray, length: int) -> np.ndarray:
+    """The ink of ``glyphs`` (rows of top, height and area) down a picture ``length``
+    pixels high, each glyph's spread evenly over its height."""
+    profile = np.zeros(length)
+    for top, height, area in glyphs:
+        profile[top:top + height] += area / height
+    return profile
+
+
 def _lattice(ink: np.ndarray) -> _Lattice | None:
     """The rows and columns of characters the ink is printed on, or ``None`` where it
     shows no regular lines of text."""
@@ -244,20 +256,14 @@ def _lattice(ink: np.ndarray) -> _Lattice | None:
     # strokes, leave it out.
     glyphs = stats[(heights > 1) & (widths <= 3 * heights)][
         :, [cv2.CC_STAT_TOP, cv2.CC_STAT_HEIGHT, cv2.CC_STAT_AREA]]
-    profile = np.zeros(ink.shape[0])
-    for top, height, area in glyphs:
-        profile[top:top + height] += area / height
-    pitch = _period(profile)
+    pitch = _period(_down(glyphs, ink.shape[0]))
     if pitch is None:
         return None
-    # A row spans its text, the ink of the profile folded on the pitch, from where the
-    # folded profile is least (between rows) on: rules or dashes printed between rows
-    # stay out (their flat strokes are not in the profile).
-    # Glyphs of one row only (a frame's side or separators stacked row on row, taller
-    # than a row, would fill the gaps between rows).
-    single = np.zeros(ink.shape[0])
-    for top, height, area in glyphs[glyphs[:, 1] <= pitch]:
-        single[top:top + height] += area / height
+    # A row spans its text, the ink of the glyphs of one row (a frame's side or
+    # separators stacked row on row, taller than a row, would fill the gaps between
+    # rows) folded on the pitch, from where it is least (between rows) on: rules or
+    # dashes printed between rows stay out (their flat strokes are not in it).
+    single = _down(glyphs[glyphs[:, 1] <= pitch], ink.shape[0])
     phase = (np.arange(len(single)) % pitch).astype(int)
     folded = np.bincount(phase, single) / np.maximum(np.bincount(phase), 1)
     least = int(np.argmin(folded))
@@ -275,9 +281,9 @@ def _lattice(ink: np.ndarray) -> _Lattice | None:
     return _Lattice(rows, _phase(centres, width) - width / 2, width)
 
 
-def _phase(values: np.ndarray, period: float, weights: np.ndarray | None = None) -> float:
-    """Where in the ``period`` the ``values`` lie, by their circular mean (weighted)."""
-    angle = np.angle(np.average(np.exp(2j * np.pi * values / period), weights=weights))
+def _phase(values: np.ndarray, period: float) -> float:
+    """Where in the ``period`` the ``values`` lie, by their circular mean."""
+    angle = np.angle(np.exp(2j * np.pi * values / period).mean())
     return float(angle / (2 * np.pi) * period % period)
 
 
@@ -304,7 +310,7 @@ def _character_width(ink: np.ndarray, rows: list[tuple[int, int]], pitch: float
     fits = np.array([np.cos(2 * np.pi * gaps / width).mean() for width in widths])
     if fits.max() < 0.7:
         return None  # no monospaced lattice: prose in a proportional font, or a drawing
-    peaks = np.flatnonzero((fits >= 0.97 * fits.max()) & (fits >= np.roll(fits, 1))
+    peaks = np.flatnonzero((fits >= NEARLY_BEST * fits.max()) & (fits >= np.roll(fits, 1))
                            & (fits >= np.roll(fits, -1)))
     width = float(widths[peaks.max()])
     for _ in range(2):
@@ -485,11 +491,11 @@ def _separated_board(classes: dict[tuple[int, int], int]) -> _Board | None:
         bars = [bar for bar in bars if (bar - bars[0]) % step == 0]
         spans = [list(range(left + 1, left + step)) for left in bars[:-1]]
         # A frame may join the outer separators (another glyph there); never a blank.
-        found = _board_rows(classes, [row for row in rows
-                                      if all((row, bar) in classes for bar in bars)
-                                      and sum(classes[row, bar] == separator for bar in bars)
-                                      >= SEPARATED * len(bars)], spans, 0)
-        rows, stones = found
+        rows, stones = _board_rows(classes, [row for row in rows
+                                             if all((row, bar) in classes for bar in bars)
+                                             and sum(classes[row, bar] == separator
+                                                     for bar in bars)
+                                             >= SEPARATED * len(bars)], spans, 0)
         crowded = sum(sum((row, column) in classes for column in span) > 1
                       for row in rows for span in spans)
         if not rows or crowded > SHARED_CELLS * len(rows) * len(spans):
@@ -550,13 +556,6 @@ def _held(board: _Board, classes: dict[tuple[int, int], int]) -> int:
                for row in board.rows for span in board.columns for column in span)
 
 
-def _holes(shape: np.ndarray) -> np.ndarray:
-    """The ground the glyph's ink encloses (in ``o``, ``○``, ``b``; none in ``x``, ``●``)."""
-    outside = np.pad(shape.astype(np.uint8), 1)
-    cv2.floodFill(outside, None, (0, 0), 1)
-    return (outside == 0)[1:-1, 1:-1]
-
-
 def _strays(board: _Board, classes: dict[tuple[int, int], int]) -> int:
     """How many glyphs stand between the board's points on its rows, in columns that
     not every row prints (a separator's column does)."""
@@ -567,9 +566,22 @@ def _strays(board: _Board, classes: dict[tuple[int, int], int]) -> int:
     return sum((row, column) in classes for row in board.rows for column in between)
 
 
+def _holes(shape: np.ndarray) -> np.ndarray:
+    """The ground the glyph's ink encloses (in ``o``, ``○``, ``b``; none in ``x``, ``●``)."""
+    outside = np.pad(shape.astype(np.uint8), 1)
+    cv2.floodFill(outside, None, (0, 0), 1)
+    return (outside == 0)[1:-1, 1:-1]
+
+
 def _has_hole(shape: np.ndarray) -> bool:
-    """Whether the glyph encloses ground: a few pixels, and a few hundredths of its box."""
-    return bool(_holes(shape).sum() >= max(2, 0.03 * shape.size))
+    """Whether the glyph encloses ground (:func:`_a_hole`)."""
+    return _a_hole(_holes(shape), shape)
+
+
+def _a_hole(holes: np.ndarray, shape: np.ndarray) -> bool:
+    """Whether the ground ``holes`` a glyph's ink ``shape`` encloses makes a hole: a few
+    pixels, and a few hundredths of its box."""
+    return bool(holes.sum() >= max(2, 0.03 * shape.size))
 
 
 def _is_b(shape: np.ndarray) -> bool:
@@ -577,7 +589,7 @@ def _is_b(shape: np.ndarray) -> bool:
     half and a stem rising on its left."""
     height, width = shape.shape
     holes = _holes(shape)
-    if height < 1.1 * width or holes.sum() < max(2, 0.03 * shape.size):
+    if height < 1.1 * width or not _a_hole(holes, shape):
         return False
     upper = shape[:height // 3]
     return bool(np.nonzero(holes)[0].mean() > 0.55 * height
