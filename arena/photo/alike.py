@@ -53,6 +53,10 @@ DRAWN_GRAIN = 4.0
 #: into two and two, and were read as two of each), two players' colours by 140 or
 #: more (navy and teal, black and silver).
 TWO_LOOKS_APART, TWO_COLOURS = 2.0, 60.0
+#: Two looks whose mean colours both spread this much or more over their channels (BGR
+#: grey levels) are two hues: yellow's 170 and purple's 100; teal's 132 but navy's 36,
+#: cream's 40, and black, white and grey stones' none.
+HUES = 60.0
 #: The probability a point read by its look's colour is given.
 LOOK_CONFIDENCE = ANCHOR_CONFIDENCE
 
@@ -171,8 +175,10 @@ def read_by_two_looks(p: np.ndarray, point_looks: np.ndarray, negative: bool,
     counts then come from a game; else ``p`` as it was. This mends a player's stones
     all read as the other's (teal and navy discs read black) and stones as pale as the
     board read empty (silver, cream), which the counts tell wrong where the looks tell
-    them apart. ``stars``: the points where the board draws its star points, a dot or
-    a square, which are drawn faces too but no stones unless read as stones."""
+    them apart; where both looks are hues (:data:`HUES`) and only the other order
+    gives a game, in that order. ``stars``: the points where the board draws its star
+    points, a dot or a square, which are drawn faces too but no stones unless read as
+    stones or drawn as stones drawn off them are."""
     reading = p.argmax(axis=1)
     if not _no_game(reading, first):
         return p
@@ -183,7 +189,11 @@ def read_by_two_looks(p: np.ndarray, point_looks: np.ndarray, negative: bool,
     off = np.linalg.norm(faces - np.median(faces[bare], axis=0), axis=1)
     drawn = off > max(DRAWN, DRAWN_GRAIN * float(np.median(off[bare])))
     if stars is not None:
-        drawn &= ~stars
+        # A star point is drawn on only where a stone hides it: its look a near copy
+        # of a stone's off the star points (a yellow disc on one, read empty as every
+        # yellow disc was, stayed empty while those off them were mended).
+        copies = _distances(point_looks)[np.ix_(stars, drawn & ~stars)] < NEAR_COPY
+        drawn[stars] = copies.any(axis=1)
     drawn |= ~bare
     if drawn.sum() < 2:
         return p
@@ -193,7 +203,13 @@ def read_by_two_looks(p: np.ndarray, point_looks: np.ndarray, negative: bool,
     lighter = BLACK if negative else WHITE
     colours = np.where(side == 1, lighter, BLACK + WHITE - lighter)
     if _no_game(colours, first):
-        return p
+        # Two hues, neither black nor white (yellow and purple cells), tell no colour
+        # by lightness: the counts do, the look played more having moved first.
+        if min(np.ptp(faces[drawn][side == k].mean(axis=0)) for k in (0, 1)) < HUES:
+            return p
+        colours = BLACK + WHITE - colours
+        if _no_game(colours, first):
+            return p
     out = p.copy()
     doubt = (1 - LOOK_CONFIDENCE) / 2
     out[drawn] = doubt

@@ -578,7 +578,11 @@ def _refine(lines: np.ndarray, grid: Grid) -> Grid:
     candidates = np.linspace(-0.16, 0.12, 8)
     for window, step in ((0.35, 0.02), (0.25, 0.01), (0.15, 0.0)):
         points, index, vertical = _observe(lines, grid, window)
-        if len(points) < 20:
+        if len(points) < 20 or min(np.unique(index[vertical == family]).size
+                                    for family in (True, False)) < 2:
+            # Too few points, or of too few lines, to place a grid by (a console
+            # board's glyphs, fitted so, gave a singular homography, and the reader
+            # failed).
             return grid
         best: tuple[float, np.ndarray, float] | None = None
         for k1 in candidates:
@@ -1391,12 +1395,11 @@ def _ends_at_picture_edge(lines: np.ndarray, grid: Grid, side: str, room: float,
                           tiled: bool) -> bool:
     """Whether the picture ends less than a cell past the outer line on ``side`` (it
     ends ``room`` cells past it); raise :class:`BoardCutOff` if the other family's
-    lines run on there to the picture's edge, unless it ends where the outer tiles of a
-    board drawn in tiles (``tiled``: it shows so elsewhere) end, half a cell past the
-    line: a screenshot of a window whose board touches its edges, or further on where
-    the lines stop at the tiles' edge (:data:`TILE_ROOM`). On a board that is not cut
-    off, lines run on past the outer line only on such a board, and only to its tiles'
-    edge."""
+    lines run on there to the picture's edge. They may run on past the outer line and
+    stop short of the edge (a window's board whose lines overhang its outer ones, the
+    tiles of a board drawn in tiles, ``tiled``: it shows so elsewhere), or stop where
+    the picture ends half a cell past the line, at the outer tiles' edge (a screenshot
+    of a window whose board of tiles touches its edges)."""
     if room >= 1.0 - FILLED_EDGE:
         return False  # a cell or more: the lines are asked whether they run on
     if room < EDGE_SEEN or (tiled and abs(room - 0.5) <= TILE_EDGE):
@@ -1408,28 +1411,34 @@ def _ends_at_picture_edge(lines: np.ndarray, grid: Grid, side: str, room: float,
     across = [(k + 1) * cell for k in range(grid.lines_y if vertical else grid.lines_x)]
     outer = cell if side in ("left", "top") else count * cell  # the outer line's place
     outwards = -1 if side in ("left", "top") else 1
-    # Past the tiles' edge, where the picture shows that far: a board drawn in tiles
-    # whose outer tiles lie whole in the picture runs its lines on to their edge only.
-    start = 0.5 + 2 * TILE_EDGE if tiled and room >= TILE_ROOM else 0.04
-    low = round(start * cell)
-    high = max(round((room - 0.04) * cell), low + 1)
+    low, high = round(0.04 * cell), max(round(room * cell), round(0.04 * cell) + 1)
 
-    def run(direction: int) -> float:
-        """The strongest quarter of the crossing lines' median responses from the outer
-        line on in ``direction`` over as long a stretch as the picture shows beyond."""
-        ends = sorted((outer + direction * low, outer + direction * high))
-        found = []
-        for c in across:
-            part = canvas[c - 1:c + 2, ends[0]:ends[1] + 1] if vertical else \
-                canvas[ends[0]:ends[1] + 1, c - 1:c + 2].T
-            strongest = part.max(axis=0)
-            seen = strongest[strongest >= 0]
-            found.append(float(np.median(seen)) if seen.size else 0.0)
-        return float(np.percentile(found, 75))
+    def strokes(direction: int) -> list[np.ndarray]:
+        """Along each crossing line, from the outer line on in ``direction`` over as
+        long a stretch as the picture shows beyond, its strongest response across it
+        (negative past the picture's edge)."""
+        places = outer + direction * np.arange(low, high + 1)
+        return [(canvas[c - 1:c + 2, places] if vertical else canvas[places, c - 1:c + 2].T
+                 ).max(axis=0) for c in across]
 
-    if run(outwards) >= 0.5 * max(run(-outwards), 1e-6):
-        raise BoardCutOff.on(side)
-    return True
+    def level(found: list[np.ndarray]) -> float:
+        """The strongest quarter of the crossing lines' median responses."""
+        medians = [float(np.median(f[f >= 0])) if (f >= 0).any() else 0.0 for f in found]
+        return float(np.percentile(medians, 75))
+
+    beyond, inner = strokes(outwards), level(strokes(-outwards))
+    if level(beyond) < 0.5 * max(inner, 1e-6):
+        return True
+    # Lines run on past the outer line: a board cut off runs them on to the picture's
+    # edge; a whole board's stop short of it, where its tiles or overhangs end.
+    shown = [np.flatnonzero(f >= 0) for f in beyond]
+    reached = [np.flatnonzero(f >= 0.5 * inner) for f in beyond]
+    gaps = [int(s[-1]) - int(r[-1]) if r.size else int(s[-1]) + 1
+            for s, r in zip(shown, reached, strict=True) if s.size]
+    short = max(STOPS_SHORT * cell, STOPS_SHORT_PIXELS * cell / grid.cell_pixels())
+    if gaps and float(np.median(gaps)) >= short:
+        return True
+    raise BoardCutOff.on(side)
 
 
 #: Less than this many cells past the outer line, the picture shows too little to tell
@@ -1442,9 +1451,9 @@ EDGE_SEEN, TILE_EDGE = 0.12, 0.05
 FILLED_EDGE = 0.08
 #: How far (cells) past the picture's last pixels a grid's outer line may lie.
 OUTER_LINE_PAST = max(EDGE_SEEN / 2, FILLED_EDGE)
-#: Where the picture ends this many cells or more past the outer line of a board drawn
-#: in tiles, the stretch past its outer tiles' edge shows whether the lines run on.
-TILE_ROOM = 0.7
+#: Lines that run on past a board's outer line and end this many cells (and pixels)
+#: or more before the picture's edge end there: the board is whole.
+STOPS_SHORT, STOPS_SHORT_PIXELS = 0.08, 2.5
 #: Below this share of their strength inside the grid, lines stop at the outer line.
 PLAIN_EDGE = 0.25
 

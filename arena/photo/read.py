@@ -937,16 +937,20 @@ def _with_marks(p: np.ndarray, marks: np.ndarray, tiles: bool) -> np.ndarray:
     beside black discs: :data:`CROSSES_AMONG_DISCS`); a ring is a white stone unless
     the classifier sees a black one (a black stone with a ring drawn on it), or
     whatever it sees on a board of ``tiles`` (Piskvork's wood skin, whose rings are
-    thick and dark blue: only crosses and rings are drawn on it)."""
+    thick and dark blue: only crosses and rings are drawn on it) or beside
+    :data:`MIN_MARKS` crosses or more, as many rings or more."""
     p = p.copy()
     doubt = (1 - MARK_CONFIDENCE) / 2
     sure = {colour: np.roll(np.array([MARK_CONFIDENCE, doubt, doubt]), colour)
             for colour in (BLACK, WHITE)}
-    crosses = marks == BLACK
+    crosses, rings = marks == BLACK, marks == WHITE
     discs = np.count_nonzero((p.argmax(axis=1) == BLACK) & ~crosses)
     if discs < CROSSES_AMONG_DISCS * np.count_nonzero(crosses):
         p[crosses] = sure[BLACK]
-    p[(marks == WHITE) & (tiles | (p.argmax(axis=1) != BLACK))] = sure[WHITE]
+    # Crosses and rings both drawn: the board's marks, each player's (a program's pink
+    # rings outlined in black were read as black stones with rings on them).
+    marked = min(np.count_nonzero(crosses), np.count_nonzero(rings)) >= MIN_MARKS
+    p[rings & (tiles | marked | (p.argmax(axis=1) != BLACK))] = sure[WHITE]
     return p
 
 
@@ -1022,9 +1026,10 @@ def read_board(image: np.ndarray | str | Path | bytes, layout: Layout | None = N
     ``"cells"``: in the cells); by default the reader decides from the stones. ``first``
     is the colour that moved first: black in Gomoku, white in some programs. ``hand``
     is the board's grid set by hand, its layout then the one it names. Where no grid is
-    found, a board printed as text (a console program's) is looked for
-    (:mod:`arena.photo.text`) and read on the points it prints, whatever ``layout``
-    says.
+    found, or the grid found reads a position with problems, a board printed as text (a
+    console program's) is looked for (:mod:`arena.photo.text`) and read on the points
+    it prints, whatever ``layout`` says; where the grid was found, only a reading
+    without problems is taken from it.
 
     :raises PhotoError: no position can be read (the subclass and message say why).
     """
@@ -1034,13 +1039,18 @@ def read_board(image: np.ndarray | str | Path | bytes, layout: Layout | None = N
         measured = measure(picture, hand)
     except (NoBoardFound, BoardCutOff, PoorImage):
         # (A dark terminal printing little but small dots is too dark for a photo.)
-        printed = None if hand is not None else read_text_board(picture, first)
+        printed = None if hand is not None else _printed(picture, first, started)
         if printed is None:
             raise
-        return Reading(Position(printed.stones, printed.confidence, printed.layout, first),
-                       printed.points, printed.cell, time.perf_counter() - started)
+        return printed
     if hand is None:
-        return _reading(picture, measured, layout, first, started)
+        reading = _reading(picture, measured, layout, first, started)
+        if reading.problems():
+            # A text board's glyphs, evenly spaced, may pass for a grid's lines.
+            printed = _printed(picture, first, started)
+            if printed is not None and not printed.problems():
+                return printed
+        return reading
     reading = _reading(picture, measured, hand.layout, first, started)
     if measured.grid.residual > FIT_RESIDUAL:
         # The lines the fit found fit it loosely: they may be a crowded board's, hidden by
@@ -1054,6 +1064,15 @@ def read_board(image: np.ndarray | str | Path | bytes, layout: Layout | None = N
     return reading
 
 
+def _printed(picture: np.ndarray, first: int, started: float) -> Reading | None:
+    """The board printed as text in ``picture`` (:func:`read_text_board`), if any."""
+    printed = read_text_board(picture, first)
+    if printed is None:
+        return None
+    return Reading(Position(printed.stones, printed.confidence, printed.layout, first),
+                   printed.points, printed.cell, time.perf_counter() - started)
+
+
 def _doubt(reading: Reading) -> tuple[int, float]:
     """How much of ``reading`` is in doubt, less is better: its points read with less than
     :data:`MIN_CONFIDENCE`, then the mean surprise of its readings."""
@@ -1064,8 +1083,8 @@ def _doubt(reading: Reading) -> tuple[int, float]:
 def _reading(picture: np.ndarray, measured: Measured, layout: Layout | None, first: int,
              started: float) -> Reading:
     """The position on ``measured``, the points of ``picture`` measured: in the
-    ``layout`` given, or the one the stones show."""
-    grid = measured.grid
+    ``layout`` given, or the one the stones show, unless it reads counts no game gives
+    and the other reads stones without a problem."""
     model = _model()
     probabilities = {}
     for name, rows in measured.features.items():
@@ -1078,7 +1097,25 @@ def _reading(picture: np.ndarray, measured: Measured, layout: Layout | None, fir
     height, width = picture.shape[:2]
     width, height = round(width * measured.scale), round(height * measured.scale)
     chosen: Layout = layout or _layout(probabilities, measured, width, height)
-    p = probabilities[chosen]
+    reading = _in_layout(probabilities[chosen], measured, chosen, first, started)
+    if layout is None and count_problem(reading.position.count(BLACK),
+                                        reading.position.count(WHITE), first):
+        # Counts no game gives, where the other layout reads stones without a problem:
+        # that one (a window's grey beyond a board of cells, read as white stones on
+        # every edge point, chose the intersections).
+        other: Layout = "cells" if chosen == "points" else "points"
+        second = _in_layout(probabilities[other], measured, other, first, started)
+        if second.position.count(BLACK) + second.position.count(WHITE) \
+                and not second.problems():
+            return second
+    return reading
+
+
+def _in_layout(p: np.ndarray, measured: Measured, chosen: Layout, first: int,
+               started: float) -> Reading:
+    """The position read from the probabilities ``p`` of the points of layout ``chosen``
+    on ``measured`` (with the two looks of a flat picture's stones)."""
+    grid = measured.grid
     if chosen in measured.looks:
         stars = _star_points(grid.lines_x, grid.lines_y) if chosen == "points" else None
         p = read_by_two_looks(p, measured.looks[chosen], measured.negative, first, stars)
