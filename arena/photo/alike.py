@@ -129,11 +129,11 @@ def _lightness(colour: np.ndarray) -> tuple[float, float]:
     return float(colour.mean()), float(colour @ np.array([0.114, 0.587, 0.299]))
 
 
-def _two_means(faces: np.ndarray) -> np.ndarray | None:
-    """Which of two colours each face is (0: the darker, 1: the lighter), where the
-    faces split so clearly that each is :data:`TWO_LOOKS_APART` times nearer its own
-    colour's mean than the other's, and the means lie :data:`TWO_COLOURS` apart; else
-    None."""
+def _two_means(faces: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """Which of two colours each face is (0: the darker, 1: the lighter), and the two
+    colours' means, where the faces split so clearly that each is
+    :data:`TWO_LOOKS_APART` times nearer its own colour's mean than the other's, and
+    the means lie :data:`TWO_COLOURS` apart; else None."""
     # Two-means from two faces far apart: the one farthest from them all, and the one
     # farthest from it (the darkest and the lightest are no pair where the colours are
     # as light as each other: red and blue discs).
@@ -150,11 +150,11 @@ def _two_means(faces: np.ndarray) -> np.ndarray | None:
             return None
         means = np.stack([faces[side == k].mean(axis=0) for k in (0, 1)])
     if _lightness(means[0]) > _lightness(means[1]):
-        side, distance = 1 - side, distance[:, ::-1]
+        side, distance, means = 1 - side, distance[:, ::-1], means[::-1]
     rows = np.arange(len(faces))
     own, other = distance[rows, side], distance[rows, 1 - side]
     apart = float(np.linalg.norm(means[1] - means[0])) >= TWO_COLOURS
-    return side if apart and (own * TWO_LOOKS_APART <= other).all() else None
+    return (side, means) if apart and (own * TWO_LOOKS_APART <= other).all() else None
 
 
 def _no_game(classes: np.ndarray, first: int) -> bool:
@@ -197,15 +197,16 @@ def read_by_two_looks(p: np.ndarray, point_looks: np.ndarray, negative: bool,
     drawn |= ~bare
     if drawn.sum() < 2:
         return p
-    side = _two_means(faces[drawn])
-    if side is None:
+    split = _two_means(faces[drawn])
+    if split is None:
         return p
+    side, means = split
     lighter = BLACK if negative else WHITE
     colours = np.where(side == 1, lighter, BLACK + WHITE - lighter)
     if _no_game(colours, first):
         # Two hues, neither black nor white (yellow and purple cells), tell no colour
         # by lightness: the counts do, the look played more having moved first.
-        if min(np.ptp(faces[drawn][side == k].mean(axis=0)) for k in (0, 1)) < HUES:
+        if np.ptp(means, axis=1).min() < HUES:
             return p
         colours = BLACK + WHITE - colours
         if _no_game(colours, first):

@@ -1411,7 +1411,8 @@ def _ends_at_picture_edge(lines: np.ndarray, grid: Grid, side: str, room: float,
     across = [(k + 1) * cell for k in range(grid.lines_y if vertical else grid.lines_x)]
     outer = cell if side in ("left", "top") else count * cell  # the outer line's place
     outwards = -1 if side in ("left", "top") else 1
-    low, high = round(0.04 * cell), max(round(room * cell), round(0.04 * cell) + 1)
+    low = round(0.04 * cell)
+    high = max(round(room * cell), low + 1)
 
     def strokes(direction: int) -> list[np.ndarray]:
         """Along each crossing line, from the outer line on in ``direction`` over as

@@ -71,6 +71,11 @@ class Position:
     def count(self, colour: int) -> int:
         return int(np.count_nonzero(self.stones == colour))
 
+    def counts_problem(self) -> str | None:
+        """Why no game whose :attr:`first` colour moved first leaves these counts of
+        stones (:func:`count_problem`), or None."""
+        return count_problem(self.count(BLACK), self.count(WHITE), self.first)
+
     def points(self, colour: int) -> list[tuple[int, int]]:
         """The ``(x, y)`` of every stone of ``colour``, row by row."""
         ys, xs = np.nonzero(self.stones == colour)
@@ -88,10 +93,10 @@ class Position:
 
         :raises ValueError: the counts cannot come from a game (:func:`count_problem`).
         """
-        black, white = self.points(BLACK), self.points(WHITE)
-        problem = count_problem(len(black), len(white), self.first)
+        problem = self.counts_problem()
         if problem is not None:
             raise ValueError(problem)
+        black, white = self.points(BLACK), self.points(WHITE)
         leading, following = (black, white) if self.first == BLACK else (white, black)
         order: list[tuple[int, int]] = []
         for k, point in enumerate(leading):

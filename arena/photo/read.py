@@ -57,7 +57,6 @@ from arena.photo.position import (
     WHITE,
     Layout,
     Position,
-    count_problem,
 )
 from arena.photo.stones import (
     CELL,
@@ -142,8 +141,7 @@ class Reading:
             found.append(f"{len(unsure)} point{'s' if len(unsure) > 1 else ''} could not be "
                          f"read with confidence (x,y: {shown}{more}): take the picture again, "
                          "sharper, straighter and more evenly lit")
-        counts = count_problem(self.position.count(BLACK), self.position.count(WHITE),
-                               self.position.first)
+        counts = self.position.counts_problem()
         if counts is not None:
             found.append(counts)
         return found
@@ -1098,15 +1096,13 @@ def _reading(picture: np.ndarray, measured: Measured, layout: Layout | None, fir
     width, height = round(width * measured.scale), round(height * measured.scale)
     chosen: Layout = layout or _layout(probabilities, measured, width, height)
     reading = _in_layout(probabilities[chosen], measured, chosen, first, started)
-    if layout is None and count_problem(reading.position.count(BLACK),
-                                        reading.position.count(WHITE), first):
+    if layout is None and reading.position.counts_problem():
         # Counts no game gives, where the other layout reads stones without a problem:
         # that one (a window's grey beyond a board of cells, read as white stones on
         # every edge point, chose the intersections).
         other: Layout = "cells" if chosen == "points" else "points"
         second = _in_layout(probabilities[other], measured, other, first, started)
-        if second.position.count(BLACK) + second.position.count(WHITE) \
-                and not second.problems():
+        if second.position.stones.any() and not second.problems():
             return second
     return reading
 
